@@ -1,0 +1,50 @@
+//! Fast, verified implementations of SHA-1, RC4, GHASH and AES-GCM.
+//!
+//! Each primitive has a portable backend (safe Rust, the oracle the others
+//! are tested against) and x86 SIMD backends chosen at run time. Every
+//! primitive follows one pattern:
+//!
+//! - `Backend` enum with `Display`/`FromStr` names and
+//!   `Backend::available()` (what this CPU runs);
+//! - `new()` picks the fastest available backend;
+//!   `with_backend(backend, ...)` forces one, or returns [`Unsupported`];
+//! - `.backend()` tells which one an object uses.
+//!
+//! ```
+//! use fastcrypt::sha1::{self, Backend, Sha1};
+//!
+//! let mut h = Sha1::new();
+//! h.update(b"abc");
+//! assert_eq!(h.finalize(), sha1::digest(b"abc"));
+//!
+//! // Every backend this CPU has gives the same answer.
+//! for b in Backend::available() {
+//!     let mut h = Sha1::with_backend(b).unwrap();
+//!     h.update(b"abc");
+//!     assert_eq!(h.finalize()[..4], [0xa9, 0x99, 0x3e, 0x36]);
+//! }
+//! ```
+//!
+//! Build with `RUSTFLAGS='--cfg fastcrypt_backend="portable"'` for a crate
+//! with no SIMD code at all.
+//!
+//! **SHA-1 and RC4 are broken** for new designs (SHA-1 has practical
+//! collisions, RC4 has keystream biases). They are here for
+//! interoperability with existing protocols and formats.
+#![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+#[macro_use]
+mod backend;
+
+pub mod cpu;
+pub mod sha1;
+
+#[cfg(feature = "rustcrypto")]
+mod traits;
+
+pub use backend::{UnknownBackend, Unsupported};

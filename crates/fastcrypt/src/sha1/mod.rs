@@ -1,0 +1,252 @@
+//! SHA-1 (FIPS 180-4).
+//!
+//! **SHA-1 is broken for collision resistance** (SHAttered, 2017; chosen
+//! prefix "SHA-1 is a Shambles", 2020). Use it only to interoperate with
+//! formats that require it: git object ids, BitTorrent v1 pieces,
+//! HMAC-SHA1 (still sound as a MAC), TOTP, UUIDv5.
+//!
+//! ```
+//! use fastcrypt::sha1::{self, Backend, Sha1};
+//!
+//! let mut h = Sha1::new();
+//! h.update(b"hello ");
+//! h.update(b"world");
+//! assert_eq!(h.finalize(), sha1::digest(b"hello world"));
+//!
+//! // Force the portable backend (always available):
+//! let h = Sha1::with_backend(Backend::Portable).unwrap();
+//! assert_eq!(h.backend(), Backend::Portable);
+//! ```
+//!
+//! Backends: `portable` (safe Rust), `ssse3` and `avx2` (message schedule
+//! computed with SIMD, feeding scalar rounds), `shani` (SHA extensions).
+
+mod portable;
+
+cfg_x86! {
+    mod x86_shani;
+    use crate::cpu;
+}
+
+/// SHA-1 block size in bytes.
+pub const BLOCK_LEN: usize = 64;
+/// SHA-1 digest size in bytes.
+pub const DIGEST_LEN: usize = 20;
+
+const IV: [u32; 5] = [
+    0x6745_2301,
+    0xEFCD_AB89,
+    0x98BA_DCFE,
+    0x1032_5476,
+    0xC3D2_E1F0,
+];
+
+define_backends! {
+    primitive: "sha1";
+    /// Safe, portable Rust: the oracle the other backends are checked against.
+    Portable => "portable", needs "";
+    /// SSSE3 message schedule (4 words per vector) feeding scalar rounds.
+    Ssse3 => "ssse3", needs "ssse3";
+    /// AVX2 message schedule for two blocks per pass, BMI2 rotates.
+    Avx2 => "avx2", needs "avx2, bmi1, bmi2";
+    /// SHA extensions (`sha1rnds4`, `sha1msg1`, `sha1msg2`, `sha1nexte`).
+    Shani => "shani", needs "sha_ni, sse4_1";
+}
+
+/// A kernel handle: which compression function to call, with the proof
+/// token that makes calling it sound.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Kernel {
+    Portable,
+    #[cfg(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        not(fastcrypt_backend = "portable")
+    ))]
+    Shani(cpu::ShaNiToken),
+}
+
+fn probe(backend: Backend) -> Option<Kernel> {
+    match backend {
+        Backend::Portable => Some(Kernel::Portable),
+        #[cfg(all(
+            any(target_arch = "x86", target_arch = "x86_64"),
+            not(fastcrypt_backend = "portable")
+        ))]
+        Backend::Shani => cpu::ShaNiToken::get().map(Kernel::Shani),
+        #[allow(unreachable_patterns)]
+        _ => None,
+    }
+}
+
+impl Kernel {
+    /// Compresses every whole block of `blocks` (its length is a multiple of
+    /// 64) into `state`. Called once per bulk update, never per block.
+    #[inline]
+    fn compress(self, state: &mut [u32; 5], blocks: &[u8]) {
+        debug_assert_eq!(blocks.len() % BLOCK_LEN, 0);
+        match self {
+            Kernel::Portable => portable::compress(state, blocks),
+            #[cfg(all(
+                any(target_arch = "x86", target_arch = "x86_64"),
+                not(fastcrypt_backend = "portable")
+            ))]
+            Kernel::Shani(t) => x86_shani::compress(t, state, blocks),
+        }
+    }
+}
+
+/// The default kernel, probed once per process (the CPU feature cache makes
+/// this a load and a few branches).
+#[inline]
+fn default_backend() -> (Backend, Kernel) {
+    let b = Backend::fastest();
+    // `fastest()` only returns probed backends and portable always probes.
+    (b, probe(b).unwrap_or(Kernel::Portable))
+}
+
+/// An incremental SHA-1 hasher.
+#[derive(Clone)]
+pub struct Sha1 {
+    state: [u32; 5],
+    /// Bytes compressed so far (whole blocks only).
+    compressed: u64,
+    buf: [u8; BLOCK_LEN],
+    buf_len: usize,
+    backend: Backend,
+    kernel: Kernel,
+}
+
+impl core::fmt::Debug for Sha1 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Sha1")
+            .field("backend", &self.backend)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Sha1 {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Sha1 {
+    /// A hasher using the fastest backend this CPU runs.
+    pub fn new() -> Sha1 {
+        let (backend, kernel) = default_backend();
+        Self::from_kernel(backend, kernel)
+    }
+
+    /// A hasher using `backend`, or [`Unsupported`](crate::Unsupported) if
+    /// this CPU (or build) cannot run it.
+    ///
+    /// ```
+    /// use fastcrypt::sha1::{Backend, Sha1};
+    /// for b in Backend::ALL {
+    ///     match Sha1::with_backend(*b) {
+    ///         Ok(h) => assert_eq!(h.backend(), *b),
+    ///         Err(e) => println!("skipping: {e}"),
+    ///     }
+    /// }
+    /// ```
+    pub fn with_backend(backend: Backend) -> Result<Sha1, crate::Unsupported> {
+        Ok(Self::from_kernel(backend, backend.kernel()?))
+    }
+
+    fn from_kernel(backend: Backend, kernel: Kernel) -> Sha1 {
+        Sha1 {
+            state: IV,
+            compressed: 0,
+            buf: [0; BLOCK_LEN],
+            buf_len: 0,
+            backend,
+            kernel,
+        }
+    }
+
+    /// The backend this hasher uses.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Absorbs `data`; any length, any number of calls.
+    pub fn update(&mut self, mut data: &[u8]) {
+        if self.buf_len > 0 {
+            let take = (BLOCK_LEN - self.buf_len).min(data.len());
+            self.buf[self.buf_len..self.buf_len + take].copy_from_slice(&data[..take]);
+            self.buf_len += take;
+            data = &data[take..];
+            if self.buf_len < BLOCK_LEN {
+                return;
+            }
+            self.kernel.compress(&mut self.state, &self.buf);
+            self.compressed += BLOCK_LEN as u64;
+            self.buf_len = 0;
+        }
+        let whole = data.len() / BLOCK_LEN * BLOCK_LEN;
+        if whole > 0 {
+            self.kernel.compress(&mut self.state, &data[..whole]);
+            self.compressed += whole as u64;
+        }
+        let rest = &data[whole..];
+        self.buf[..rest.len()].copy_from_slice(rest);
+        self.buf_len = rest.len();
+    }
+
+    /// Pads, compresses the last block(s) and returns the digest.
+    pub fn finalize(mut self) -> [u8; DIGEST_LEN] {
+        self.finalize_into_array()
+    }
+
+    /// Returns the digest and resets the hasher to its initial state,
+    /// keeping its backend.
+    pub fn finalize_reset(&mut self) -> [u8; DIGEST_LEN] {
+        let out = self.finalize_into_array();
+        self.reset();
+        out
+    }
+
+    /// Back to the initial state, keeping the backend.
+    pub fn reset(&mut self) {
+        self.state = IV;
+        self.compressed = 0;
+        self.buf_len = 0;
+    }
+
+    fn finalize_into_array(&mut self) -> [u8; DIGEST_LEN] {
+        let bit_len = (self.compressed + self.buf_len as u64).wrapping_mul(8);
+        // One or two final blocks, built in one stack buffer so the kernel
+        // is entered once.
+        let mut tail = [0u8; 2 * BLOCK_LEN];
+        tail[..self.buf_len].copy_from_slice(&self.buf[..self.buf_len]);
+        tail[self.buf_len] = 0x80;
+        let n = if self.buf_len < BLOCK_LEN - 8 {
+            BLOCK_LEN
+        } else {
+            2 * BLOCK_LEN
+        };
+        tail[n - 8..n].copy_from_slice(&bit_len.to_be_bytes());
+        self.kernel.compress(&mut self.state, &tail[..n]);
+        state_to_bytes(&self.state)
+    }
+}
+
+fn state_to_bytes(state: &[u32; 5]) -> [u8; DIGEST_LEN] {
+    let mut out = [0u8; DIGEST_LEN];
+    for (o, w) in out.chunks_exact_mut(4).zip(state) {
+        o.copy_from_slice(&w.to_be_bytes());
+    }
+    out
+}
+
+/// SHA-1 of `data` in one call, with the fastest backend.
+///
+/// ```
+/// let d = fastcrypt::sha1::digest(b"abc");
+/// assert_eq!(d[..4], [0xa9, 0x99, 0x3e, 0x36]);
+/// ```
+pub fn digest(data: &[u8]) -> [u8; DIGEST_LEN] {
+    let mut h = Sha1::new();
+    h.update(data);
+    h.finalize()
+}

@@ -1,0 +1,4 @@
+//! RustCrypto trait adapters. No algorithm code lives here: each adapter
+//! forwards to the primitive's own API.
+
+mod sha1;
