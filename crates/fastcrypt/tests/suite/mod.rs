@@ -1,0 +1,9 @@
+//! Registration of every test group. Each primitive's module has a
+//! `register(&mut Vec<Trial>)`.
+
+pub mod common;
+mod sha1;
+
+pub fn register_all(trials: &mut Vec<libtest_mimic::Trial>) {
+    sha1::register(trials);
+}

@@ -1,0 +1,432 @@
+//! SHA-1: NIST CAVP vectors, the portable oracle, streaming, guard pages,
+//! OpenSSL and RustCrypto differentials, digest-trait conformance. Every
+//! test runs on every backend.
+
+use super::common::{check_eq, painted, per_backend, read_testdata, rng, GuardPage, TestResult};
+use fastcrypt::sha1::{self, Backend, Sha1};
+use libtest_mimic::Trial;
+use rand::Rng;
+
+fn hasher(b: Backend) -> Sha1 {
+    Sha1::with_backend(b).expect("registered only when available")
+}
+
+fn hash_with(b: Backend, data: &[u8]) -> [u8; 20] {
+    let mut h = hasher(b);
+    h.update(data);
+    h.finalize()
+}
+
+fn oracle(data: &[u8]) -> [u8; 20] {
+    hash_with(Backend::Portable, data)
+}
+
+fn add(trials: &mut Vec<Trial>, name: &str, test: fn(Backend) -> TestResult) {
+    per_backend(
+        trials,
+        name,
+        Backend::ALL,
+        |b| Sha1::with_backend(b).map(drop),
+        test,
+    );
+}
+
+pub fn register(trials: &mut Vec<Trial>) {
+    add(trials, "sha1_cavp_short", |b| {
+        cavp_msgs(b, "sha1/SHA1ShortMsg.rsp", 65)
+    });
+    add(trials, "sha1_cavp_long", |b| {
+        cavp_msgs(b, "sha1/SHA1LongMsg.rsp", 64)
+    });
+    add(trials, "sha1_cavp_monte", cavp_monte);
+    add(trials, "sha1_lengths_vs_portable", lengths_vs_portable);
+    add(trials, "sha1_random_splits", random_splits);
+    add(trials, "sha1_clone_reset", clone_reset);
+    add(trials, "sha1_16mib_odd_updates", feed_16mib);
+    add(trials, "sha1_guard_page", guard_page);
+    add(trials, "sha1_vs_openssl", vs_openssl);
+    add(trials, "sha1_vs_rustcrypto", vs_rustcrypto);
+    add(trials, "sha1_digest_traits", digest_traits);
+    trials.push(Trial::test("sha1_backend_api", backend_api));
+    trials.push(Trial::test(
+        "sha1_digest_dev_conformance",
+        digest_dev_conformance,
+    ));
+}
+
+/// `(message, digest)` pairs of a CAVP `.rsp` file (`Len` is in bits).
+fn parse_msgs(text: &str) -> Result<Vec<(Vec<u8>, Vec<u8>)>, String> {
+    let mut out = Vec::new();
+    let mut len_bits: Option<usize> = None;
+    let mut msg: Option<Vec<u8>> = None;
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        let Some((k, v)) = line.split_once(" = ") else {
+            continue;
+        };
+        let bad = |e: &dyn std::fmt::Display| format!("line {}: {e}", n + 1);
+        match k {
+            "Len" => len_bits = Some(v.parse().map_err(|e| bad(&e))?),
+            "Msg" => msg = Some(hex::decode(v).map_err(|e| bad(&e))?),
+            "MD" => {
+                let bits = len_bits.take().ok_or_else(|| bad(&"MD without Len"))?;
+                let mut m = msg.take().ok_or_else(|| bad(&"MD without Msg"))?;
+                // Len = 0 still carries `Msg = 00`.
+                m.truncate(bits / 8);
+                out.push((m, hex::decode(v).map_err(|e| bad(&e))?));
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+fn cavp_msgs(b: Backend, file: &str, expect_cases: usize) -> TestResult {
+    let cases = parse_msgs(&read_testdata(file)?)?;
+    if cases.len() != expect_cases {
+        return Err(format!(
+            "{file}: parsed {} cases, expected {expect_cases}",
+            cases.len()
+        )
+        .into());
+    }
+    for (i, (msg, md)) in cases.iter().enumerate() {
+        check_eq(
+            &format!("{file} case {i} (len {})", msg.len()),
+            &hash_with(b, msg),
+            md,
+        )?;
+        // The same message fed a byte at a time exercises the buffer path.
+        if msg.len() <= 200 {
+            let mut h = hasher(b);
+            msg.iter().for_each(|x| h.update(std::slice::from_ref(x)));
+            check_eq(&format!("{file} case {i} bytewise"), &h.finalize(), md)?;
+        }
+    }
+    Ok(())
+}
+
+/// SHAVS Monte Carlo: MD0 = MD1 = MD2 = Seed; Mi = MD(i-3)||MD(i-2)||MD(i-1);
+/// MDi = SHA1(Mi) for i in 3..1003; checkpoint MD1002, which seeds the next.
+fn cavp_monte(b: Backend) -> TestResult {
+    let text = read_testdata("sha1/SHA1Monte.rsp")?;
+    let mut seed = None;
+    let mut checkpoints = Vec::new();
+    for line in text.lines() {
+        if let Some((k, v)) = line.trim().split_once(" = ") {
+            match k {
+                "Seed" => seed = Some(hex::decode(v).map_err(|e| e.to_string())?),
+                "MD" => checkpoints.push(hex::decode(v).map_err(|e| e.to_string())?),
+                _ => {}
+            }
+        }
+    }
+    let mut seed = seed.ok_or("SHA1Monte.rsp: no Seed")?;
+    if checkpoints.len() != 100 {
+        return Err(format!(
+            "SHA1Monte.rsp: {} checkpoints, expected 100",
+            checkpoints.len()
+        )
+        .into());
+    }
+    let mut h = hasher(b);
+    for (j, want) in checkpoints.iter().enumerate() {
+        let mut md = [seed.clone(), seed.clone(), seed.clone()];
+        for _ in 3..1003 {
+            h.update(&md[0]);
+            h.update(&md[1]);
+            h.update(&md[2]);
+            let next = h.finalize_reset().to_vec();
+            md = [md[1].clone(), md[2].clone(), next];
+        }
+        check_eq(&format!("Monte checkpoint {j}"), &md[2], want)?;
+        seed = md[2].clone();
+    }
+    Ok(())
+}
+
+/// Lengths 0..=200 and around 2, 3, 4, 8 and 16 blocks.
+fn interesting_lengths() -> Vec<usize> {
+    let mut v: Vec<usize> = (0..=200).collect();
+    for blocks in [2usize, 3, 4, 8, 16] {
+        let n = blocks * 64;
+        v.extend(n.saturating_sub(9)..=n + 9);
+    }
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+fn lengths_vs_portable(b: Backend) -> TestResult {
+    let data = painted(2048);
+    for len in interesting_lengths() {
+        let msg = &data[..len];
+        check_eq(&format!("len {len}"), &hash_with(b, msg), &oracle(msg))?;
+        // Misaligned start: kernels must not assume alignment.
+        let msg = &data[3..3 + len];
+        check_eq(
+            &format!("len {len} at offset 3"),
+            &hash_with(b, msg),
+            &oracle(msg),
+        )?;
+    }
+    Ok(())
+}
+
+fn random_splits(b: Backend) -> TestResult {
+    let seed = 0x5EED_0001;
+    let mut r = rng(seed);
+    for round in 0..300 {
+        let len = r.random_range(0..3000);
+        let data: Vec<u8> = (0..len).map(|_| r.random()).collect();
+        let want = oracle(&data);
+        let mut h = hasher(b);
+        let mut rest = &data[..];
+        while !rest.is_empty() {
+            let take = r.random_range(0..=rest.len().min(300));
+            h.update(&rest[..take]);
+            rest = &rest[take..];
+        }
+        check_eq(
+            &format!("seed {seed:#x} round {round} len {len}"),
+            &h.finalize(),
+            &want,
+        )?;
+    }
+    Ok(())
+}
+
+fn clone_reset(b: Backend) -> TestResult {
+    let data = painted(1000);
+    for split in [0usize, 1, 63, 64, 65, 500, 1000] {
+        let mut h = hasher(b);
+        h.update(&data[..split]);
+        let mut fork = h.clone();
+        h.update(&data[split..]);
+        fork.update(&data[split..]);
+        let a = h.clone().finalize();
+        check_eq(&format!("clone at {split}"), &fork.finalize(), &a)?;
+        check_eq(&format!("clone at {split} vs oracle"), &a, &oracle(&data))?;
+        h.reset();
+        if h.backend() != b {
+            return Err("reset changed the backend".into());
+        }
+        h.update(b"abc");
+        check_eq("after reset", &h.finalize_reset(), &oracle(b"abc"))?;
+        check_eq("after finalize_reset", &h.finalize(), &oracle(b""))?;
+    }
+    Ok(())
+}
+
+fn feed_16mib(b: Backend) -> TestResult {
+    const TOTAL: usize = 16 << 20;
+    let data: Vec<u8> = (0..TOTAL)
+        .map(|i| (i % 251) as u8 ^ (i >> 16) as u8)
+        .collect();
+    let mut h = hasher(b);
+    let mut oracle_h = hasher(Backend::Portable);
+    // Odd-sized updates, cycling through sizes that straddle block edges.
+    let sizes = [1usize, 3, 63, 64, 65, 127, 1000, 4097, 65_537, 1 << 20];
+    let (mut off, mut i) = (0, 0);
+    while off < TOTAL {
+        let n = sizes[i % sizes.len()].min(TOTAL - off);
+        h.update(&data[off..off + n]);
+        off += n;
+        i += 1;
+    }
+    oracle_h.update(&data);
+    check_eq("16 MiB", &h.finalize(), &oracle_h.finalize())
+}
+
+#[cfg(unix)]
+fn guard_page(b: Backend) -> TestResult {
+    let mut g = GuardPage::new(2);
+    for len in (0..=300).chain([1024, 4096, 8191, 8192]) {
+        let tail = g.tail_mut(len);
+        tail.iter_mut()
+            .enumerate()
+            .for_each(|(i, x)| *x = (i % 251) as u8);
+        let want = oracle(&tail.to_vec());
+        check_eq(
+            &format!("len {len} before guard page"),
+            &hash_with(b, tail),
+            &want,
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn guard_page(_: Backend) -> TestResult {
+    Err("guard-page test needs mmap (unix)".into())
+}
+
+fn random_lengths(seed: u64) -> Vec<Vec<u8>> {
+    let mut r = rng(seed);
+    (0..40)
+        .map(|i| {
+            // Mostly short and mid lengths, plus a few up to 1 MiB.
+            let max = if i % 8 == 0 { 1 << 20 } else { 5000 };
+            let len = r.random_range(0..=max);
+            (0..len).map(|_| r.random()).collect()
+        })
+        .collect()
+}
+
+fn vs_openssl(b: Backend) -> TestResult {
+    for (i, msg) in random_lengths(0x0_55_1).iter().enumerate() {
+        let want = openssl::sha::sha1(msg);
+        check_eq(
+            &format!("case {i} len {}", msg.len()),
+            &hash_with(b, msg),
+            &want,
+        )?;
+    }
+    Ok(())
+}
+
+fn vs_rustcrypto(b: Backend) -> TestResult {
+    use ::sha1::Digest as _;
+    for (i, msg) in random_lengths(0x0_5C_1).iter().enumerate() {
+        let want = ::sha1::Sha1::digest(msg);
+        check_eq(
+            &format!("case {i} len {}", msg.len()),
+            &hash_with(b, msg),
+            &want,
+        )?;
+    }
+    Ok(())
+}
+
+/// The digest traits, used generically, on a hasher of backend `b`.
+fn digest_traits(b: Backend) -> TestResult {
+    use digest::{FixedOutputReset, Reset, Update};
+    fn via_traits<D: Update + FixedOutputReset + Reset + Clone>(mut d: D, msg: &[u8]) -> Vec<u8> {
+        Update::update(&mut d, &msg[..msg.len() / 2]);
+        let mut fork = d.clone();
+        Update::update(&mut d, &msg[msg.len() / 2..]);
+        let a = d.finalize_fixed_reset().to_vec();
+        Update::update(&mut fork, &msg[msg.len() / 2..]);
+        assert_eq!(fork.finalize_fixed().to_vec(), a, "clone through traits");
+        Reset::reset(&mut d);
+        Update::update(&mut d, msg);
+        assert_eq!(d.finalize_fixed().to_vec(), a, "after Reset");
+        a
+    }
+    for len in [0usize, 3, 55, 56, 64, 1000] {
+        let msg = painted(len);
+        check_eq(
+            &format!("len {len}"),
+            &via_traits(hasher(b), &msg),
+            &oracle(&msg),
+        )?;
+    }
+    Ok(())
+}
+
+fn backend_api() -> TestResult {
+    let avail = Backend::available();
+    if avail.first() != Some(&Backend::Portable) {
+        return Err("portable must always be available and listed first".into());
+    }
+    if Sha1::new().backend() != Backend::fastest() || !avail.contains(&Backend::fastest()) {
+        return Err("new() must use the fastest available backend".into());
+    }
+    for b in Backend::ALL {
+        let parsed: Backend = b.to_string().parse().map_err(|e| format!("{e}"))?;
+        if parsed != *b {
+            return Err(format!("{b} does not round-trip through FromStr").into());
+        }
+        match Sha1::with_backend(*b) {
+            Ok(h) if !avail.contains(b) => {
+                return Err(format!("{b} constructed but not listed: {h:?}").into())
+            }
+            Err(e) if avail.contains(b) => {
+                return Err(format!("{b} listed but refused: {e}").into())
+            }
+            Err(e) if !e.to_string().contains(b.name()) => {
+                return Err(format!("error does not name {b}: {e}").into())
+            }
+            _ => {}
+        }
+    }
+    let err = "sha256"
+        .parse::<Backend>()
+        .expect_err("unknown name must fail");
+    if !err.to_string().contains("shani") {
+        return Err(format!("unknown-backend error should list valid names: {err}").into());
+    }
+    check_eq(
+        "one-shot",
+        &sha1::digest(b"abc"),
+        &hex::decode("a9993e364706816aba3e25717850c26c9cd0d89d").unwrap(),
+    )
+}
+
+/// RustCrypto's own conformance helpers (`digest::dev`) and generic use:
+/// `Digest`, `DynDigest`, HMAC, names and OID, exactly as code written for
+/// RustCrypto's `sha1::Sha1` would use them.
+fn digest_dev_conformance() -> TestResult {
+    use digest::const_oid::AssociatedOid;
+    use digest::dev::{fixed_reset_test, fixed_test, TestVector};
+    use digest::{Digest, DynDigest};
+    // digest::dev wants 'static vectors; leaking 65 small cases is fine here.
+    let cases: &'static [(Vec<u8>, Vec<u8>)] =
+        Vec::leak(parse_msgs(&read_testdata("sha1/SHA1ShortMsg.rsp")?)?);
+    for (msg, md) in cases {
+        let tv = TestVector {
+            input: msg,
+            output: md,
+        };
+        fixed_reset_test::<Sha1>(&tv)?;
+        fixed_test::<Sha1>(&tv)?;
+    }
+    let mut dyn_d: Box<dyn DynDigest> = Box::new(Sha1::default());
+    dyn_d.update(b"abc");
+    check_eq(
+        "DynDigest",
+        &dyn_d.finalize_reset(),
+        &<Sha1 as Digest>::digest(b"abc"),
+    )?;
+    check_eq(
+        "chain_update",
+        &Sha1::new_with_prefix(b"a").chain_update(b"bc").finalize(),
+        &sha1::digest(b"abc"),
+    )?;
+    // HMAC through the generic `hmac` crate, against OpenSSL's HMAC-SHA1.
+    {
+        use hmac::{KeyInit, Mac, SimpleHmac};
+        let key = painted(100);
+        let mut mac =
+            <SimpleHmac<Sha1> as KeyInit>::new_from_slice(&key).map_err(|e| e.to_string())?;
+        mac.update(b"what do ya want for nothing?");
+        let ours = mac.finalize().into_bytes();
+        let pkey = openssl::pkey::PKey::hmac(&key).map_err(|e| e.to_string())?;
+        let mut signer = openssl::sign::Signer::new(openssl::hash::MessageDigest::sha1(), &pkey)
+            .map_err(|e| e.to_string())?;
+        signer
+            .update(b"what do ya want for nothing?")
+            .map_err(|e| e.to_string())?;
+        check_eq(
+            "HMAC-SHA1",
+            &ours,
+            &signer.sign_to_vec().map_err(|e| e.to_string())?,
+        )?;
+    }
+    struct Name;
+    impl std::fmt::Display for Name {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            <Sha1 as digest::common::AlgorithmName>::write_alg_name(f)
+        }
+    }
+    if Name.to_string() != "Sha1" {
+        return Err(format!("AlgorithmName is {}", Name).into());
+    }
+    if Sha1::OID.to_string() != "1.3.14.3.2.26" || Sha1::OID != ::sha1::Sha1::OID {
+        return Err(format!("OID {} differs from RustCrypto's", Sha1::OID).into());
+    }
+    if <Sha1 as Digest>::output_size() != 20 {
+        return Err("output_size".into());
+    }
+    Ok(())
+}
