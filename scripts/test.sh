@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# fastcrypt's whole test run: what CI runs (.ci/run) and what README.md
+# gives as the test command. Run scripts/setup.sh first on a fresh machine.
+#
+#  1. vendored vectors match the sha256 in their SOURCES.md;
+#  2. cargo fmt --check and clippy -D warnings on every target;
+#  3. the test suite (one binary, every backend on every test) with the
+#     backends this CPU advertises in /proc/cpuinfo *required*: a kernel
+#     that detection wrongly skips fails the run instead of hiding;
+#  4. the CLI tests and doc tests;
+#  5. the library again built with --cfg fastcrypt_backend="portable";
+#  6. the constant-time check of the portable GHASH (valgrind).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+step() { printf '\n==> %s\n' "$*"; }
+
+step "vendored test vectors"
+scripts/check-testdata.sh
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy -D warnings"
+cargo clippy --workspace --all-targets --locked -q -- -D warnings
+
+# Backends this CPU must run, from the kernel's own view of the CPU.
+required=()
+if [ -r /proc/cpuinfo ]; then
+  flags=" $(grep -m1 '^flags' /proc/cpuinfo | cut -d: -f2) "
+  has() { for f in "$@"; do [[ "$flags" == *" $f "* ]] || return 1; done; }
+  has ssse3 && required+=(ssse3)
+  has avx2 bmi1 bmi2 && required+=(avx2)
+  has sha_ni sse4_1 && required+=(shani)
+  has pclmulqdq sse4_1 && required+=(pclmul)
+  has vpclmulqdq avx2 && required+=(vpclmul)
+fi
+export FASTCRYPT_REQUIRE_BACKENDS
+FASTCRYPT_REQUIRE_BACKENDS=$(IFS=,; echo "${required[*]:-}")
+step "cargo test --workspace (required backends: ${FASTCRYPT_REQUIRE_BACKENDS:-none})"
+cargo test --workspace --locked
+
+step "portable-only build: --cfg fastcrypt_backend=\"portable\""
+FASTCRYPT_REQUIRE_BACKENDS="" RUSTFLAGS='--cfg fastcrypt_backend="portable"' \
+  CARGO_TARGET_DIR=target/portable-only \
+  cargo test -p fastcrypt --locked --test all -q
+
+if [ -x scripts/ct-check.sh ]; then
+  step "constant-time check (valgrind)"
+  scripts/ct-check.sh
+fi
+step "all tests passed"
