@@ -126,6 +126,25 @@ impl Features {
     }
 }
 
+/// Bit positions of each feature in the cached word (`Features::to_bits`).
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+#[allow(non_upper_case_globals, dead_code)]
+mod bit {
+    pub const sse2: u32 = 1 << 0;
+    pub const ssse3: u32 = 1 << 1;
+    pub const sse41: u32 = 1 << 2;
+    pub const avx: u32 = 1 << 3;
+    pub const avx2: u32 = 1 << 4;
+    pub const bmi1: u32 = 1 << 5;
+    pub const bmi2: u32 = 1 << 6;
+    pub const sha: u32 = 1 << 7;
+    pub const aes: u32 = 1 << 8;
+    pub const pclmulqdq: u32 = 1 << 9;
+    pub const vaes: u32 = 1 << 10;
+    pub const vpclmulqdq: u32 = 1 << 11;
+    pub const os_ymm: u32 = 1 << 12;
+}
+
 /// Bit 31 marks the cache as filled; the low bits are `Features::to_bits`.
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 static CACHE: AtomicU32 = AtomicU32::new(0);
@@ -314,8 +333,9 @@ macro_rules! token {
             /// The token, if this CPU has every feature it stands for.
             #[inline]
             pub(crate) fn get() -> Option<Self> {
-                let f = Features::get();
-                (true $(&& f.$feat)+).then_some($name { _private: () })
+                // One load and one compare: constructors call this per object.
+                const MASK: u32 = 0 $(| bit::$feat)+;
+                (cached_bits() & MASK == MASK).then_some($name { _private: () })
             }
         }
     };

@@ -24,7 +24,9 @@
 mod portable;
 
 cfg_x86! {
+    mod x86_avx2;
     mod x86_shani;
+    mod x86_ssse3;
     use crate::cpu;
 }
 
@@ -62,12 +64,32 @@ pub(crate) enum Kernel {
         any(target_arch = "x86", target_arch = "x86_64"),
         not(fastcrypt_backend = "portable")
     ))]
+    Ssse3(cpu::Ssse3Token),
+    #[cfg(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        not(fastcrypt_backend = "portable")
+    ))]
+    Avx2(cpu::Avx2Token),
+    #[cfg(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        not(fastcrypt_backend = "portable")
+    ))]
     Shani(cpu::ShaNiToken),
 }
 
 fn probe(backend: Backend) -> Option<Kernel> {
     match backend {
         Backend::Portable => Some(Kernel::Portable),
+        #[cfg(all(
+            any(target_arch = "x86", target_arch = "x86_64"),
+            not(fastcrypt_backend = "portable")
+        ))]
+        Backend::Ssse3 => cpu::Ssse3Token::get().map(Kernel::Ssse3),
+        #[cfg(all(
+            any(target_arch = "x86", target_arch = "x86_64"),
+            not(fastcrypt_backend = "portable")
+        ))]
+        Backend::Avx2 => cpu::Avx2Token::get().map(Kernel::Avx2),
         #[cfg(all(
             any(target_arch = "x86", target_arch = "x86_64"),
             not(fastcrypt_backend = "portable")
@@ -86,6 +108,16 @@ impl Kernel {
         debug_assert_eq!(blocks.len() % BLOCK_LEN, 0);
         match self {
             Kernel::Portable => portable::compress(state, blocks),
+            #[cfg(all(
+                any(target_arch = "x86", target_arch = "x86_64"),
+                not(fastcrypt_backend = "portable")
+            ))]
+            Kernel::Ssse3(t) => x86_ssse3::compress(t, state, blocks),
+            #[cfg(all(
+                any(target_arch = "x86", target_arch = "x86_64"),
+                not(fastcrypt_backend = "portable")
+            ))]
+            Kernel::Avx2(t) => x86_avx2::compress(t, state, blocks),
             #[cfg(all(
                 any(target_arch = "x86", target_arch = "x86_64"),
                 not(fastcrypt_backend = "portable")
@@ -215,18 +247,21 @@ impl Sha1 {
 
     fn finalize_into_array(&mut self) -> [u8; DIGEST_LEN] {
         let bit_len = (self.compressed + self.buf_len as u64).wrapping_mul(8);
-        // One or two final blocks, built in one stack buffer so the kernel
-        // is entered once.
-        let mut tail = [0u8; 2 * BLOCK_LEN];
-        tail[..self.buf_len].copy_from_slice(&self.buf[..self.buf_len]);
-        tail[self.buf_len] = 0x80;
-        let n = if self.buf_len < BLOCK_LEN - 8 {
-            BLOCK_LEN
+        // Pad in place. When the length no longer fits in this block, the
+        // kernel gets two blocks in one call: this one and a second built on
+        // the stack.
+        let n = self.buf_len;
+        self.buf[n] = 0x80;
+        self.buf[n + 1..].fill(0);
+        if n < BLOCK_LEN - 8 {
+            self.buf[BLOCK_LEN - 8..].copy_from_slice(&bit_len.to_be_bytes());
+            self.kernel.compress(&mut self.state, &self.buf);
         } else {
-            2 * BLOCK_LEN
-        };
-        tail[n - 8..n].copy_from_slice(&bit_len.to_be_bytes());
-        self.kernel.compress(&mut self.state, &tail[..n]);
+            let mut two = [0u8; 2 * BLOCK_LEN];
+            two[..BLOCK_LEN].copy_from_slice(&self.buf);
+            two[2 * BLOCK_LEN - 8..].copy_from_slice(&bit_len.to_be_bytes());
+            self.kernel.compress(&mut self.state, &two);
+        }
         state_to_bytes(&self.state)
     }
 }
