@@ -3,7 +3,9 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod benchcmp;
 mod cpu_cmd;
+mod speed;
 
 #[derive(Parser)]
 #[command(
@@ -21,12 +23,20 @@ enum Command {
     /// Print the CPU model, detected features and, per primitive, the
     /// backends available and the one chosen by default.
     Cpu,
+    /// The speed lab: every fastcrypt backend and the peer libraries,
+    /// measured side by side (ns/op, MB/s; --compare, --sweep, --plot).
+    Speed(Box<speed::SpeedArgs>),
+    /// Old/new tables (delta, speed-up) from two files of Go benchmark
+    /// lines, e.g. `fastcrypt speed --format go` or `go test -bench` output.
+    Benchcmp(benchcmp::BenchcmpArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Cpu => cpu_cmd::run(),
+        Command::Speed(args) => speed::run(*args),
+        Command::Benchcmp(args) => benchcmp::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

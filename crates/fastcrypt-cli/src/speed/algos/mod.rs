@@ -1,0 +1,186 @@
+//! The registry of measurable algorithms.
+//!
+//! Adding an algorithm is one file and one line: write `algos/<name>.rs`
+//! declaring a `pub static ALGORITHM: Algorithm` (see `sha1.rs`), then add
+//! `mod <name>;` and `&<name>::ALGORITHM` to [`ALL`] below. Nothing else in
+//! the speed lab names an algorithm: options, the measurement engine and
+//! every output format work from what the registration says.
+
+use std::hint::black_box;
+
+mod sha1;
+
+/// Every algorithm `fastcrypt speed` knows, in the order it lists them.
+pub static ALL: &[&Algorithm] = &[&sha1::ALGORITHM];
+
+/// One algorithm: its names, default sizes and implementations.
+pub struct Algorithm {
+    /// The command-line name, e.g. `sha1`.
+    pub name: &'static str,
+    /// The Go benchmark family, e.g. `SHA1` for `BenchmarkSHA1/Hash8K/shani`.
+    pub go_family: &'static str,
+    /// Sizes measured when `--sizes` is not given.
+    pub default_sizes: &'static [usize],
+    /// The row name for a size, e.g. `Hash8Bytes`, `Hash1K`, `RC4_128`.
+    pub row_name: fn(usize) -> String,
+    /// fastcrypt's backends for it, runnable here or not, slowest first
+    /// (`--backend` names and `--list`).
+    pub backends: fn() -> Vec<BackendInfo>,
+    /// The backend fastcrypt's default constructor picks on this CPU.
+    pub auto_picks: fn() -> &'static str,
+    /// Every implementation, in table order: `auto`, each fastcrypt
+    /// backend (unavailable ones too, as n/a), then the peers.
+    pub implementations: fn() -> Vec<Implementation>,
+}
+
+/// A fastcrypt backend as `fastcrypt speed` sees it.
+#[derive(Clone, Debug)]
+pub struct BackendInfo {
+    pub name: &'static str,
+    pub needs: &'static str,
+    pub available: bool,
+}
+
+/// The library's backend enums share one inherent API (made by its
+/// `define_backends!`) but no trait; this turns one into [`BackendInfo`]s.
+macro_rules! backend_infos {
+    ($backend:ty) => {
+        <$backend>::ALL
+            .iter()
+            .map(|b| $crate::speed::algos::BackendInfo {
+                name: b.name(),
+                needs: b.needs(),
+                available: b.is_available(),
+            })
+            .collect()
+    };
+}
+use backend_infos;
+
+/// Where an implementation comes from; `--backend` selects fastcrypt's,
+/// `--peers` the others by group.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// fastcrypt's default choice (`auto`).
+    Auto,
+    /// A fastcrypt backend forced by name.
+    Backend,
+    /// Another library; the group is what `--peers` names (`openssl`, ...).
+    Peer(&'static str),
+}
+
+/// Every peer group an algorithm may register, for `--peers` validation.
+pub const PEER_GROUPS: &[&str] = &["openssl", "rustcrypto", "ring", "sha1_smol"];
+
+/// One row of the tables: something that processes a buffer.
+pub struct Implementation {
+    /// The row name (`auto`, `shani`, `openssl`, `openssl-evp`, ...).
+    pub name: &'static str,
+    pub origin: Origin,
+    /// The measured operation, or why it cannot run here (shown as
+    /// `n/a (<reason>)`).
+    pub op: Result<Box<dyn Op>, String>,
+}
+
+impl Implementation {
+    pub fn auto(op: Box<dyn Op>) -> Self {
+        Implementation {
+            name: "auto",
+            origin: Origin::Auto,
+            op: Ok(op),
+        }
+    }
+
+    /// A fastcrypt backend: its operation, or `None` when this CPU lacks it
+    /// (the row then says `n/a (needs ...)`).
+    pub fn backend(info: &BackendInfo, op: Option<Box<dyn Op>>) -> Self {
+        Implementation {
+            name: info.name,
+            origin: Origin::Backend,
+            op: op.ok_or_else(|| needs_text(info.needs)),
+        }
+    }
+
+    pub fn peer(group: &'static str, name: &'static str, op: Result<Box<dyn Op>, String>) -> Self {
+        Implementation {
+            name,
+            origin: Origin::Peer(group),
+            op,
+        }
+    }
+}
+
+/// The n/a reason for a backend this CPU lacks.
+pub fn needs_text(needs: &str) -> String {
+    if needs.is_empty() {
+        "not in this build".into()
+    } else {
+        format!("needs {needs}")
+    }
+}
+
+/// A measured operation. One call runs `iters` operations on `buf` (whose
+/// length is the size being measured); hashes read it, ciphers transform it
+/// in place. The loop lives inside the implementation so that the per-op
+/// cost includes no dynamic call.
+pub trait Op {
+    fn run(&mut self, buf: &mut [u8], iters: u64);
+}
+
+struct Looped<F>(F);
+
+impl<F: FnMut(&mut [u8])> Op for Looped<F> {
+    #[inline(never)]
+    fn run(&mut self, buf: &mut [u8], iters: u64) {
+        for _ in 0..iters {
+            // black_box on the way in keeps the compiler from hoisting work
+            // out of the loop; each closure black_boxes its result.
+            (self.0)(black_box(&mut *buf));
+        }
+    }
+}
+
+/// Wraps "process one buffer" into an [`Op`]. The closure must pass its
+/// result through `black_box`.
+pub fn op(f: impl FnMut(&mut [u8]) + 'static) -> Box<dyn Op> {
+    Box::new(Looped(f))
+}
+
+/// Row names in Go's style for hashes: `Hash8Bytes`, `Hash320Bytes`,
+/// `Hash1K`, `Hash8K`.
+pub fn hash_row_name(size: usize) -> String {
+    if size >= 1024 && size % 1024 == 0 {
+        format!("Hash{}K", size / 1024)
+    } else {
+        format!("Hash{size}Bytes")
+    }
+}
+
+/// Row names in Go's style for ciphers: `RC4_128`, `RC4_1K`, `RC4_8K`.
+#[allow(dead_code)] // for the cipher registrations (rc4, aes-gcm) as they land
+pub fn cipher_row_name(prefix: &str, size: usize) -> String {
+    if size >= 1024 && size % 1024 == 0 {
+        format!("{prefix}{}K", size / 1024)
+    } else {
+        format!("{prefix}{size}")
+    }
+}
+
+/// Default sizes by kind of primitive (the classic benchmark sizes).
+pub const HASH_SIZES: &[usize] = &[8, 1024, 8192];
+#[allow(dead_code)]
+pub const STREAM_SIZES: &[usize] = &[128, 1024, 8192];
+#[allow(dead_code)]
+pub const AEAD_SIZES: &[usize] = &[16, 64, 1350, 8192, 16384];
+
+/// Looks an algorithm up by its command-line name.
+pub fn find(name: &str) -> Option<&'static Algorithm> {
+    ALL.iter()
+        .copied()
+        .find(|a| a.name.eq_ignore_ascii_case(name))
+}
+
+/// `sha1, rc4, ...` for error messages.
+pub fn names() -> String {
+    ALL.iter().map(|a| a.name).collect::<Vec<_>>().join(", ")
+}

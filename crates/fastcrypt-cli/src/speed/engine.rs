@@ -1,0 +1,342 @@
+//! The measurement engine.
+//!
+//! The machine this runs on is shared: for seconds at a time, SIMD code may
+//! run 1.3-1.7x slower while scalar code does not. Timing A for a while and
+//! then B for a while would put A and B in different phases, and their ratio
+//! would say more about the neighbours than about the code. So the engine
+//! runs in *rounds*: each round takes one sample of every cell (every
+//! algorithm x size x implementation), in an order rotated by one each round
+//! so that no cell always follows the same neighbour. Sample `i` of every
+//! cell comes from round `i`, which lets `--compare` pair samples taken
+//! back to back and report the median of the per-round ratios: a slow phase
+//! that hits both members of a pair cancels, and one that hits a minority
+//! of rounds is outvoted.
+//!
+//! Per cell: a calibration that doubles (then scales) the iteration count
+//! until one sample takes `min_time / samples` (this doubles as warm-up),
+//! one discarded warm-up round, then `samples` timed rounds.
+
+use super::algos::{Op, Origin};
+use std::time::{Duration, Instant};
+
+/// What one table row measures.
+pub struct Cell {
+    pub algo: usize,
+    pub size: usize,
+    pub name: &'static str,
+    pub origin: Origin,
+    pub state: State,
+}
+
+pub enum State {
+    /// Cannot run here; the reason is shown as `n/a (reason)`.
+    NotAvailable(String),
+    Runnable(Runner),
+}
+
+pub struct Runner {
+    op: Box<dyn Op>,
+    buf: Vec<u8>,
+    /// Operations per sample, from calibration.
+    pub iters: u64,
+    /// ns per operation, one per round, in round order.
+    pub samples: Vec<f64>,
+}
+
+impl Cell {
+    pub fn new(
+        algo: usize,
+        size: usize,
+        name: &'static str,
+        origin: Origin,
+        op: Result<Box<dyn Op>, String>,
+    ) -> Cell {
+        let state = match op {
+            Ok(op) => State::Runnable(Runner {
+                op,
+                // Painted as the library's tests paint inputs.
+                buf: (0..size).map(|i| (i % 251) as u8).collect(),
+                iters: 0,
+                samples: Vec::new(),
+            }),
+            Err(why) => State::NotAvailable(why),
+        };
+        Cell {
+            algo,
+            size,
+            name,
+            origin,
+            state,
+        }
+    }
+
+    pub fn runner(&self) -> Option<&Runner> {
+        match &self.state {
+            State::Runnable(r) => Some(r),
+            State::NotAvailable(_) => None,
+        }
+    }
+
+    pub fn stats(&self) -> Option<Stats> {
+        self.runner().and_then(|r| Stats::of(&r.samples))
+    }
+}
+
+/// What a sample's time is read from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Clock {
+    /// CPU time of the measuring thread (`CLOCK_THREAD_CPUTIME_ID`): time
+    /// the thread spends descheduled while other processes run is not
+    /// counted, which on a shared machine is most of the noise.
+    ThreadCpu,
+    /// Elapsed wall-clock time (`Instant`).
+    Wall,
+}
+
+impl Clock {
+    /// The thread CPU clock where the OS has one, else the wall clock.
+    pub fn best() -> Clock {
+        if thread_cpu_now().is_some() {
+            Clock::ThreadCpu
+        } else {
+            Clock::Wall
+        }
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            Clock::ThreadCpu => "thread CPU time (CLOCK_THREAD_CPUTIME_ID; time descheduled by other load not counted)",
+            Clock::Wall => "wall clock",
+        }
+    }
+}
+
+#[cfg(unix)]
+fn thread_cpu_now() -> Option<Duration> {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec owned by this frame, and
+    // clock_gettime writes nothing else.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    (rc == 0).then(|| Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
+}
+
+#[cfg(not(unix))]
+fn thread_cpu_now() -> Option<Duration> {
+    None
+}
+
+impl Runner {
+    fn time(&mut self, iters: u64, clock: Clock) -> Duration {
+        match clock {
+            Clock::Wall => {
+                let t0 = Instant::now();
+                self.op.run(&mut self.buf, iters);
+                t0.elapsed()
+            }
+            Clock::ThreadCpu => {
+                let t0 = thread_cpu_now().unwrap_or_default();
+                self.op.run(&mut self.buf, iters);
+                thread_cpu_now().unwrap_or_default().saturating_sub(t0)
+            }
+        }
+    }
+
+    /// Finds the iteration count for one sample of about `target`.
+    fn calibrate(&mut self, target: Duration, clock: Clock) {
+        let mut iters: u64 = 1;
+        loop {
+            let t = self.time(iters, clock);
+            if t >= target / 2 || iters >= 1 << 40 {
+                let scaled = iters as f64 * target.as_secs_f64() / t.as_secs_f64().max(1e-9);
+                self.iters = (scaled.round() as u64).max(1);
+                return;
+            }
+            // Grow fast while the timer resolution dominates, then aim.
+            let factor = if t < Duration::from_micros(10) {
+                16.0
+            } else {
+                (target.as_secs_f64() * 0.8 / t.as_secs_f64()).clamp(2.0, 16.0)
+            };
+            iters = ((iters as f64 * factor).ceil() as u64).max(iters + 1);
+        }
+    }
+}
+
+/// Median and range of one cell's samples (ns/op).
+#[derive(Clone, Debug)]
+pub struct Stats {
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+    pub n: usize,
+}
+
+impl Stats {
+    pub fn of(samples: &[f64]) -> Option<Stats> {
+        if samples.is_empty() {
+            return None;
+        }
+        Some(Stats {
+            median: median(samples),
+            min: samples.iter().copied().fold(f64::INFINITY, f64::min),
+            max: samples.iter().copied().fold(0.0, f64::max),
+            n: samples.len(),
+        })
+    }
+
+    /// Throughput in MB/s (10^6 bytes per second); `None` for size 0.
+    pub fn mb_s(&self, size: usize) -> Option<f64> {
+        (size > 0 && self.median > 0.0).then(|| size as f64 * 1e3 / self.median)
+    }
+}
+
+pub fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    if n == 0 {
+        f64::NAN
+    } else if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) / 2.0
+    }
+}
+
+/// How long to measure.
+#[derive(Clone, Copy, Debug)]
+pub struct Plan {
+    /// Total sampled time per cell (all its samples together).
+    pub min_time: Duration,
+    pub samples: usize,
+    pub clock: Clock,
+}
+
+impl Plan {
+    pub fn sample_time(&self) -> Duration {
+        self.min_time / self.samples as u32
+    }
+}
+
+/// How many times [`run`] calls its progress callback.
+pub fn total_steps(cells: &[Cell], plan: &Plan) -> u64 {
+    let runnable = cells.iter().filter(|c| c.runner().is_some()).count() as u64;
+    runnable * (plan.samples as u64 + 2)
+}
+
+/// Measures every runnable cell, interleaved as the module docs describe.
+pub fn run(cells: &mut [Cell], plan: &Plan, mut tick: impl FnMut(&str)) {
+    let target = plan.sample_time();
+    let mut runners: Vec<(String, &mut Runner)> = Vec::new();
+    for c in cells.iter_mut() {
+        let label = format!("{} {}", c.size, c.name);
+        if let State::Runnable(r) = &mut c.state {
+            runners.push((label, r));
+        }
+    }
+    for (label, r) in runners.iter_mut() {
+        r.calibrate(target, plan.clock);
+        tick(label);
+    }
+    // One discarded round: every cell's code and data are warm again after
+    // the other cells' calibration evicted them.
+    for (label, r) in runners.iter_mut() {
+        let iters = r.iters;
+        r.time(iters, plan.clock);
+        tick(label);
+    }
+    let n = runners.len();
+    for round in 0..plan.samples {
+        for k in 0..n {
+            let (label, r) = &mut runners[(round + k) % n];
+            let iters = r.iters;
+            let t = r.time(iters, plan.clock);
+            r.samples.push(t.as_nanos() as f64 / iters as f64);
+            tick(label);
+        }
+    }
+}
+
+/// `--compare A,B` for one size: medians of per-round ratios.
+#[derive(Clone, Debug)]
+pub struct Paired {
+    /// Median over rounds of `B[i] / A[i]` (new ns/op over old).
+    pub time_ratio: f64,
+    /// Median over rounds of `A[i] / B[i]`: B's speed-up over A.
+    pub speedup: f64,
+    /// Rounds paired.
+    pub n: usize,
+    /// Two-sided sign-test p-value for "B is as fast as A".
+    pub p_value: f64,
+}
+
+pub fn paired(a: &[f64], b: &[f64]) -> Option<Paired> {
+    let n = a.len().min(b.len());
+    if n == 0 {
+        return None;
+    }
+    let ratios: Vec<f64> = (0..n).map(|i| b[i] / a[i]).collect();
+    let inverse: Vec<f64> = (0..n).map(|i| a[i] / b[i]).collect();
+    let faster = ratios.iter().filter(|&&r| r < 1.0).count();
+    let slower = ratios.iter().filter(|&&r| r > 1.0).count();
+    Some(Paired {
+        time_ratio: median(&ratios),
+        speedup: median(&inverse),
+        n,
+        p_value: sign_test(faster, faster + slower),
+    })
+}
+
+/// Exact two-sided binomial sign test: the chance of a split at least as
+/// lopsided as `k` of `n` if either order were equally likely.
+pub fn sign_test(k: usize, n: usize) -> f64 {
+    if n == 0 {
+        return 1.0;
+    }
+    let tail = k.min(n - k);
+    // log-space binomial coefficients keep n in the hundreds exact enough.
+    let ln_choose = |n: usize, k: usize| -> f64 {
+        (1..=k)
+            .map(|i| ((n - k + i) as f64).ln() - (i as f64).ln())
+            .sum()
+    };
+    let p: f64 = (0..=tail)
+        .map(|i| (ln_choose(n, i) - n as f64 * std::f64::consts::LN_2).exp())
+        .sum();
+    (2.0 * p).min(1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn medians() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+    }
+
+    #[test]
+    fn sign_test_values() {
+        // 15 of 15 one way: p = 2 / 2^15.
+        assert!((sign_test(0, 15) - 2.0 / 32768.0).abs() < 1e-12);
+        assert!((sign_test(15, 15) - 2.0 / 32768.0).abs() < 1e-12);
+        assert_eq!(sign_test(7, 15), 1.0);
+        // 12 of 15: p = 2 * (1 + 15 + 105 + 455) / 32768 = 0.0352.
+        assert!((sign_test(12, 15) - 0.03515625).abs() < 1e-9);
+    }
+
+    #[test]
+    fn pairing_uses_rounds() {
+        // B is 2x faster in every round although the rounds swing 3x.
+        let a = [100.0, 300.0, 100.0, 300.0, 100.0];
+        let b = [50.0, 150.0, 50.0, 150.0, 50.0];
+        let p = paired(&a, &b).unwrap();
+        assert_eq!(p.time_ratio, 0.5);
+        assert_eq!(p.speedup, 2.0);
+        assert!(p.p_value < 0.1);
+    }
+}

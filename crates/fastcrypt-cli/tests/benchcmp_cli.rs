@@ -1,0 +1,150 @@
+//! `fastcrypt benchcmp`, run as a user runs it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn fastcrypt(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fastcrypt"))
+        .args(args)
+        .output()
+        .expect("run fastcrypt")
+}
+
+fn golden(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name)
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A scratch directory for this test process.
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("fastcrypt-benchcmp-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Go's crypto/rc4 amd64 rewrite, as published (Xeon E5520).
+#[test]
+fn golden_go_rc4_rewrite() {
+    let old = golden("rc4_old.txt");
+    let new = golden("rc4_new.txt");
+    let o = fastcrypt(&["benchcmp", old.to_str().unwrap(), new.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let expected = std::fs::read_to_string(golden("rc4_benchcmp.txt")).unwrap();
+    assert_eq!(out, expected);
+    // The figures the issue quotes, independently of the golden file.
+    for want in [
+        "BenchmarkRC4_128          774          417  -46.12%",
+        "BenchmarkRC4_1K          6121         3200  -47.72%",
+        "BenchmarkRC4_8K         48394        25151  -48.03%",
+        "BenchmarkRC4_128       165.18       306.84    1.86x",
+        "BenchmarkRC4_1K        167.28       319.92    1.91x",
+        "BenchmarkRC4_8K        167.29       321.89    1.92x",
+    ] {
+        assert!(out.lines().any(|l| l == want), "missing {want:?} in\n{out}");
+    }
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        "benchmark           old ns/op    new ns/op    delta"
+    );
+    assert_eq!(
+        lines[5],
+        "benchmark            old MB/s     new MB/s  speedup"
+    );
+    assert!(lines[4].starts_with("[Geo mean]") && lines[4].ends_with("-47.30%"));
+    assert!(lines[9].starts_with("[Geo mean]") && lines[9].ends_with("1.90x"));
+}
+
+#[test]
+fn repeated_runs_use_medians_and_mark_noise() {
+    let d = scratch("runs");
+    let old = d.join("old.txt");
+    let new = d.join("new.txt");
+    std::fs::write(
+        &old,
+        "BenchmarkA-8 100 1000 ns/op 8.00 MB/s\n\
+         BenchmarkA-8 100 1100 ns/op 7.27 MB/s\n\
+         BenchmarkA-8 100 900 ns/op 8.89 MB/s\n\
+         BenchmarkB-8 100 500 ns/op\n\
+         BenchmarkB-8 100 510 ns/op\n\
+         BenchmarkOnlyOld-8 100 5 ns/op\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &new,
+        "BenchmarkA-8 100 1050 ns/op 7.62 MB/s\n\
+         BenchmarkA-8 100 950 ns/op 8.42 MB/s\n\
+         BenchmarkA-8 100 990 ns/op 8.08 MB/s\n\
+         BenchmarkB-8 100 250 ns/op\n\
+         BenchmarkB-8 100 260 ns/op\n",
+    )
+    .unwrap();
+    let o = fastcrypt(&["benchcmp", old.to_str().unwrap(), new.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    // A: medians 1000 -> 990, ranges overlap: within noise.
+    assert!(
+        out.contains("BenchmarkA-8         1000          990   -1.00% ~\n"),
+        "{out}"
+    );
+    // B: 505 -> 255, ranges apart: a real change.
+    assert!(
+        out.contains("BenchmarkB-8          505          255  -49.50%\n"),
+        "{out}"
+    );
+    assert!(!out.contains("OnlyOld"));
+    assert!(out.contains("~: within noise"));
+    let _ = std::fs::remove_dir_all(d);
+}
+
+#[test]
+fn errors_name_file_and_line() {
+    let d = scratch("errors");
+    let good = golden("rc4_old.txt");
+    let bad = d.join("bad.txt");
+    std::fs::write(&bad, "goos: linux\nBenchmarkRC4_128 5000000 fast ns/op\n").unwrap();
+    let o = fastcrypt(&["benchcmp", good.to_str().unwrap(), bad.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(
+        e.contains(&format!("{}:2: malformed benchmark line", bad.display())),
+        "{e}"
+    );
+    assert_eq!(e.lines().count(), 1, "{e}");
+
+    let missing = d.join("missing.txt");
+    let o = fastcrypt(&[
+        "benchcmp",
+        missing.to_str().unwrap(),
+        good.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains(&format!("{}: cannot read", missing.display())));
+
+    let other = d.join("other.txt");
+    std::fs::write(&other, "BenchmarkSomethingElse 10 5 ns/op\n").unwrap();
+    let o = fastcrypt(&["benchcmp", good.to_str().unwrap(), other.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("no benchmark in common"),
+        "{}",
+        stderr(&o)
+    );
+
+    let empty = d.join("empty.txt");
+    std::fs::write(&empty, "PASS\n").unwrap();
+    let o = fastcrypt(&["benchcmp", empty.to_str().unwrap(), good.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("no benchmark lines"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(d);
+}

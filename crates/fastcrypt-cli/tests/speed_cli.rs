@@ -1,0 +1,384 @@
+//! `fastcrypt speed`, run as a user runs it, with a tiny `--min-time` so
+//! the whole file stays within seconds.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+const FAST: &[&str] = &["--min-time", "5ms", "--samples", "5"];
+
+fn fastcrypt(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fastcrypt"))
+        .args(args)
+        .output()
+        .expect("run fastcrypt")
+}
+
+fn speed(args: &[&str]) -> String {
+    let mut all = vec!["speed"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(FAST);
+    let o = fastcrypt(&all);
+    assert!(
+        o.status.success(),
+        "fastcrypt {all:?} failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // Piped stderr is not a terminal: no progress bar, nothing else.
+    assert_eq!(String::from_utf8_lossy(&o.stderr), "", "stderr of {all:?}");
+    String::from_utf8(o.stdout).unwrap()
+}
+
+fn fails(args: &[&str]) -> String {
+    let o = fastcrypt(args);
+    assert!(!o.status.success(), "fastcrypt {args:?} should fail");
+    assert!(o.stdout.is_empty());
+    let e = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(
+        e.trim_end().lines().count(),
+        1,
+        "one-line error expected: {e}"
+    );
+    e
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("fastcrypt-speed-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// `(backend, available, needs)` from `fastcrypt speed --list`.
+fn sha1_backends() -> Vec<(String, bool, String)> {
+    let o = fastcrypt(&["speed", "--list"]);
+    assert!(o.status.success());
+    let list = String::from_utf8(o.stdout).unwrap();
+    list.lines()
+        .filter(|l| l.contains("fastcrypt backend "))
+        .map(|l| {
+            let name = l.split_whitespace().next().unwrap().to_string();
+            let needs = l
+                .split_once("n/a (")
+                .map(|(_, r)| r.trim_end_matches(')').to_string());
+            (name, needs.is_none(), needs.unwrap_or_default())
+        })
+        .collect()
+}
+
+const PEERS: &[&str] = &["openssl", "openssl-evp", "rustcrypto", "ring", "sha1_smol"];
+
+#[test]
+fn table_has_header_every_backend_and_peer() {
+    let out = speed(&["sha1"]);
+    for key in [
+        "cpu:",
+        "features:",
+        "rustc:",
+        "openssl:",
+        "date:",
+        "auto:",
+        "timing:",
+        "cycles/B:",
+    ] {
+        assert!(
+            out.lines().any(|l| l.starts_with(key)),
+            "no {key} in\n{out}"
+        );
+    }
+    assert!(out.contains("rustc:     rustc 1."), "{out}");
+    assert!(out.contains("openssl:   OpenSSL "), "{out}");
+    assert!(out.contains(" UTC\n"));
+    assert!(out.contains("auto:      sha1 -> "));
+    for row in ["Hash8Bytes", "Hash1K", "Hash8K"] {
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with(row) && l.split_whitespace().nth(1) == Some("auto")),
+            "no {row} auto row in\n{out}"
+        );
+        for (b, avail, needs) in sha1_backends() {
+            let line = out
+                .lines()
+                .find(|l| l.starts_with(row) && l.split_whitespace().nth(1) == Some(b.as_str()))
+                .unwrap_or_else(|| panic!("no {row} {b} row in\n{out}"));
+            if avail {
+                assert!(line.contains('.'), "{line}");
+            } else {
+                // Never dropped: shown as n/a with what it needs.
+                assert!(line.ends_with(&format!("n/a ({needs})")), "{line}");
+            }
+        }
+        for p in PEERS {
+            assert!(
+                out.lines()
+                    .any(|l| l.starts_with(row) && l.split_whitespace().nth(1) == Some(p)),
+                "no {row} {p} row"
+            );
+        }
+    }
+}
+
+#[test]
+fn go_format_is_benchstat_readable_and_feeds_benchcmp() {
+    let out = speed(&[
+        "sha1",
+        "--peers",
+        "openssl",
+        "--backend",
+        "auto,portable",
+        "--format",
+        "go",
+    ]);
+    assert!(out.contains("goarch: ") && out.contains("\ncpu: "), "{out}");
+    let bench: Vec<&str> = out.lines().filter(|l| l.starts_with("Benchmark")).collect();
+    // 3 sizes x 4 implementations x 5 samples.
+    assert_eq!(bench.len(), 3 * 4 * 5, "{out}");
+    for l in &bench {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        assert_eq!(f.len(), 6, "{l}");
+        assert!(f[1].parse::<u64>().unwrap() > 0);
+        assert!(f[2].parse::<f64>().unwrap() > 0.0);
+        assert_eq!((f[3], f[5]), ("ns/op", "MB/s"));
+    }
+    for name in [
+        "BenchmarkSHA1/Hash8Bytes/auto ",
+        "BenchmarkSHA1/Hash1K/portable ",
+        "BenchmarkSHA1/Hash8K/openssl ",
+        "BenchmarkSHA1/Hash8K/openssl-evp ",
+    ] {
+        assert!(out.contains(name), "no {name} in\n{out}");
+    }
+    // benchcmp reads it back: the same file against itself is all `~`.
+    let d = scratch("go");
+    let f = d.join("run.txt");
+    std::fs::write(&f, &out).unwrap();
+    let o = fastcrypt(&["benchcmp", f.to_str().unwrap(), f.to_str().unwrap()]);
+    assert!(o.status.success());
+    let cmp = String::from_utf8(o.stdout).unwrap();
+    assert!(cmp.contains("BenchmarkSHA1/Hash8K/openssl "), "{cmp}");
+    assert!(cmp.contains("+0.00% ~"), "{cmp}");
+    let _ = std::fs::remove_dir_all(d);
+}
+
+#[test]
+fn json_format() {
+    let out = speed(&["sha1", "--sizes", "8,1K", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["rustc"].as_str().unwrap().starts_with("rustc "));
+    assert!(v["openssl"].as_str().unwrap().starts_with("OpenSSL "));
+    assert!(v["auto"]["sha1"].is_string());
+    let results = v["results"].as_array().unwrap();
+    let backends = sha1_backends();
+    assert_eq!(results.len(), 2 * (1 + backends.len() + PEERS.len()));
+    for r in results {
+        if r["available"] == true {
+            assert_eq!(r["samples_ns_per_op"].as_array().unwrap().len(), 5);
+            let m = &r["ns_per_op"];
+            assert!(m["min"].as_f64() <= m["median"].as_f64());
+            assert!(m["median"].as_f64() <= m["max"].as_f64());
+            assert!(r["mb_per_s"].as_f64().unwrap() > 0.0);
+        } else {
+            assert!(r["reason"].as_str().unwrap().starts_with("needs "));
+        }
+    }
+}
+
+#[test]
+fn csv_format() {
+    let out = speed(&[
+        "sha1", "--sizes", "64", "--format", "csv", "--peers", "ring",
+    ]);
+    let mut lines = out.lines();
+    let head = lines.next().unwrap();
+    assert!(head.starts_with("algorithm,size,benchmark,implementation,origin,status,ns_per_op"));
+    let cols = head.split(',').count();
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), 1 + sha1_backends().len() + 1, "{out}");
+    for r in rows {
+        assert_eq!(r.split(',').count(), cols, "{r}");
+        assert!(r.starts_with("sha1,64,Hash64Bytes,"), "{r}");
+    }
+}
+
+#[test]
+fn markdown_format_with_compare() {
+    let out = speed(&["sha1", "--format", "markdown", "--compare", "openssl,auto"]);
+    assert!(out.contains("- **cpu**: "), "{out}");
+    assert!(out.contains("### sha1"));
+    assert!(
+        out.contains("| benchmark | impl | ns/op | min | max | MB/s |"),
+        "{out}"
+    );
+    assert!(
+        out.contains("| benchmark | old ns/op | new ns/op | delta |"),
+        "{out}"
+    );
+    assert!(
+        out.contains("| benchmark | old MB/s | new MB/s | speedup |"),
+        "{out}"
+    );
+    assert!(out.contains("| [Geo mean] |"));
+}
+
+#[test]
+fn compare_measures_the_pair_and_prints_both_tables() {
+    let out = speed(&["sha1", "--compare", "openssl,auto"]);
+    // Only the pair was measured.
+    let measured: Vec<&str> = out.lines().filter(|l| l.starts_with("Hash")).collect();
+    assert_eq!(measured.len(), 6, "{out}");
+    assert!(out.contains("old = openssl, new = auto ("), "{out}");
+    assert!(out.contains("medians of 5 per-round paired ratios"));
+    let ns_head = out
+        .lines()
+        .position(|l| l.starts_with("benchmark") && l.contains("old ns/op"))
+        .unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    for (i, row) in ["Hash8Bytes", "Hash1K", "Hash8K"].iter().enumerate() {
+        assert!(lines[ns_head + 1 + i].starts_with(&format!("BenchmarkSHA1/{row} ")));
+        assert!(lines[ns_head + 1 + i].contains('%'));
+        assert!(lines[ns_head + 6 + i].ends_with('x') || lines[ns_head + 6 + i].ends_with("x ~"));
+    }
+    assert!(lines[ns_head + 4].starts_with("[Geo mean]"));
+    assert!(lines[ns_head + 5].contains("old MB/s"));
+    // Columns line up: each number ends where its header ends.
+    let head = lines[ns_head];
+    let ends = [
+        head.find("old ns/op").unwrap() + 9,
+        head.find("new ns/op").unwrap() + 9,
+    ];
+    for l in &lines[ns_head + 1..ns_head + 5] {
+        for end in ends {
+            assert!(l.as_bytes()[end - 1].is_ascii_digit(), "{l:?} vs {head:?}");
+            assert_eq!(l.as_bytes()[end], b' ', "{l:?} vs {head:?}");
+        }
+    }
+}
+
+#[test]
+fn sizes_backend_and_peer_selection() {
+    let out = speed(&[
+        "sha1",
+        "--sizes",
+        "8,128,1K,8K,16K",
+        "--backend",
+        "auto",
+        "--peers",
+        "none",
+    ]);
+    let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("Hash")).collect();
+    assert_eq!(rows.len(), 5, "{out}");
+    for (r, name) in rows
+        .iter()
+        .zip(["Hash8Bytes", "Hash128Bytes", "Hash1K", "Hash8K", "Hash16K"])
+    {
+        let f: Vec<&str> = r.split_whitespace().collect();
+        assert_eq!((f[0], f[1]), (name, "auto"), "{r}");
+    }
+    let out = speed(&[
+        "sha1",
+        "--sizes",
+        "1K",
+        "--backend",
+        "portable",
+        "--peers",
+        "rustcrypto,ring",
+    ]);
+    let impls: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("Hash1K"))
+        .map(|l| l.split_whitespace().nth(1).unwrap())
+        .collect();
+    assert_eq!(impls, ["portable", "rustcrypto", "ring"]);
+}
+
+#[test]
+fn sweep_and_plot() {
+    let d = scratch("plot");
+    let svg = d.join("sha1.svg");
+    let mut args = vec![
+        "speed",
+        "sha1",
+        "--sweep",
+        "--backend",
+        "auto",
+        "--peers",
+        "openssl",
+        "--plot",
+        svg.to_str().unwrap(),
+    ];
+    args.extend_from_slice(&["--min-time", "2ms", "--samples", "5"]);
+    let o = fastcrypt(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8(o.stdout).unwrap();
+    let head = out
+        .lines()
+        .position(|l| l.trim_start().starts_with("bytes"))
+        .unwrap();
+    assert!(out.lines().nth(head).unwrap().contains("auto ("), "{out}");
+    assert!(out.contains("openssl µs/op") && out.contains("openssl MB/s"));
+    let rows: Vec<&str> = out
+        .lines()
+        .skip(head + 1)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert_eq!(rows.len(), 38, "{out}");
+    let first: Vec<&str> = rows[0].split_whitespace().collect();
+    let last: Vec<&str> = rows[37].split_whitespace().collect();
+    assert_eq!(&first[..2], ["0", "0"], "{}", rows[0]);
+    assert_eq!(&last[..2], ["16384", "1024"], "{}", rows[37]);
+    // bytes, blocks, then µs/op and MB/s for auto, openssl and openssl-evp.
+    assert_eq!(last.len(), 2 + 3 * 2, "{}", rows[37]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("wrote"));
+    let s = std::fs::read_to_string(&svg).unwrap();
+    assert!(s.starts_with("<svg"), "{}", &s[..100.min(s.len())]);
+    for text in ["MB/s", "message size", "openssl-evp", "auto (", "16K"] {
+        assert!(s.contains(text), "SVG lacks text {text:?}");
+    }
+    assert!(s.contains("<text"), "labels are SVG text");
+    assert!(
+        s.matches("<polyline").count() >= 3,
+        "one line per implementation"
+    );
+    let _ = std::fs::remove_dir_all(d);
+}
+
+#[test]
+fn option_errors_are_one_line() {
+    assert!(fails(&["speed", "md5"]).contains("unknown algorithm `md5` (valid: sha1"));
+    assert!(fails(&["speed", "sha1", "--backend", "neon"])
+        .contains("unknown backend `neon` (valid: auto, all, portable"));
+    assert!(fails(&["speed", "sha1", "--sizes", "8,12Q"]).contains("invalid size `12Q`"));
+    assert!(fails(&["speed", "sha1", "--peers", "libsodium"]).contains("unknown peer `libsodium`"));
+    assert!(fails(&["speed", "sha1", "--format", "xml"]).contains("unknown format `xml`"));
+    assert!(fails(&["speed", "sha1", "--min-time", "soon"]).contains("invalid --min-time"));
+    assert!(fails(&["speed", "sha1", "--samples", "2"]).contains("at least 5"));
+    assert!(
+        fails(&["speed", "sha1", "--compare", "openssl,gpu"]).contains("no implementation `gpu`")
+    );
+}
+
+#[test]
+fn a_backend_this_cpu_lacks() {
+    let missing: Vec<(String, bool, String)> =
+        sha1_backends().into_iter().filter(|b| !b.1).collect();
+    let Some((name, _, needs)) = missing.first() else {
+        eprintln!("skipped: this CPU runs every sha1 backend (the n/a row is checked in the table test on CPUs that lack one)");
+        return;
+    };
+    let e = fails(&[
+        "speed",
+        "sha1",
+        "--backend",
+        name,
+        "--min-time",
+        "5ms",
+        "--samples",
+        "5",
+    ]);
+    assert!(
+        e.contains(&format!(
+            "sha1 backend `{name}` is not available on this CPU ({needs})"
+        )),
+        "{e}"
+    );
+    let e = fails(&["speed", "sha1", "--compare", &format!("{name},auto")]);
+    assert!(e.contains("is n/a"), "{e}");
+}
