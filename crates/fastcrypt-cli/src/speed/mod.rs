@@ -106,6 +106,11 @@ pub struct SpeedArgs {
     /// List the algorithms and their implementations, then exit.
     #[arg(long)]
     list: bool,
+
+    /// Print only the command line instead of the header (CPU, versions,
+    /// date), for reports that assemble several runs under one header.
+    #[arg(long)]
+    no_header: bool,
 }
 
 /// Output formats.
@@ -132,6 +137,8 @@ pub struct Header {
     /// `OPENSSL_ia32cap`, when set (it changes which path OpenSSL takes).
     pub ia32cap: Option<String>,
     pub command: String,
+    /// Whether to print all of the above, or only `command`.
+    pub full: bool,
 }
 
 /// Everything a report needs.
@@ -254,6 +261,7 @@ pub fn run(args: SpeedArgs) -> Result<(), String> {
         cpu_ghz,
         ia32cap: std::env::var("OPENSSL_ia32cap").ok(),
         command: command_line(),
+        full: !args.no_header,
     };
 
     measure(&mut cells, &plan);

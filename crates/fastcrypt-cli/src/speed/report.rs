@@ -115,7 +115,26 @@ fn trim_float(x: f64) -> String {
 fn text(run: &Run, md: bool) -> String {
     let mut out = String::new();
     let render = |t: &Table| if md { t.markdown() } else { t.text() };
-    if md {
+    if !run.header.full {
+        let timing = header_lines(run)
+            .into_iter()
+            .find(|(k, _)| *k == "timing")
+            .map(|(_, v)| v)
+            .unwrap_or_default();
+        let timing = match &run.header.ia32cap {
+            Some(cap) => format!("{timing}; OPENSSL_ia32cap={cap}"),
+            None => timing,
+        };
+        if md {
+            let _ = writeln!(out, "Command: `{}`; {timing}.", run.header.command);
+        } else {
+            let _ = writeln!(
+                out,
+                "command:   {}\ntiming:    {timing}",
+                run.header.command
+            );
+        }
+    } else if md {
         out.push_str("Measured by `fastcrypt speed`:\n\n");
         for (k, v) in header_lines(run) {
             let _ = writeln!(out, "- **{k}**: {}", md_code_if_command(k, &v));

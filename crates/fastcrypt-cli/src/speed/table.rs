@@ -155,7 +155,7 @@ impl Table {
             cells.resize(self.cols.len(), String::new());
             out.push('|');
             for c in cells {
-                out.push_str(&format!(" {} |", esc(&c)));
+                out.push_str(&format!(" {} |", esc(c.trim())));
             }
             out.push('\n');
         }
