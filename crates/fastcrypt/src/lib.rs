@@ -42,6 +42,7 @@ extern crate std;
 mod backend;
 
 pub mod cpu;
+pub mod ghash;
 pub mod sha1;
 
 #[cfg(feature = "rustcrypto")]

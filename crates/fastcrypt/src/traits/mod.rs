@@ -1,4 +1,5 @@
 //! RustCrypto trait adapters. No algorithm code lives here: each adapter
 //! forwards to the primitive's own API.
 
+mod ghash;
 mod sha1;

@@ -2,8 +2,10 @@
 //! `register(&mut Vec<Trial>)`.
 
 pub mod common;
+mod ghash;
 mod sha1;
 
 pub fn register_all(trials: &mut Vec<libtest_mimic::Trial>) {
+    ghash::register(trials);
     sha1::register(trials);
 }

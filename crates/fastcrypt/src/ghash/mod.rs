@@ -1,0 +1,320 @@
+//! GHASH, GCM's universal hash (NIST SP 800-38D, section 6.4).
+//!
+//! ```
+//! use fastcrypt::ghash::{Backend, GHash};
+//!
+//! let h = [0x66, 0xe9, 0x4b, 0xd4, 0xef, 0x8a, 0x2c, 0x3b,
+//!          0x88, 0x4c, 0xfa, 0x59, 0xca, 0x34, 0x2b, 0x2e];
+//! let mut g = GHash::new(&h);
+//! g.update(&[[0u8; 16]; 4]);
+//! g.update_padded(b"a partial block is padded with zeros");
+//! let tag = g.finalize();
+//!
+//! // Every backend this CPU has gives the same answer.
+//! for b in Backend::available() {
+//!     let mut g = GHash::with_backend(b, &h).unwrap();
+//!     g.update(&[[0u8; 16]; 4]);
+//!     g.update_padded(b"a partial block is padded with zeros");
+//!     assert_eq!(g.finalize(), tag);
+//! }
+//! ```
+//!
+//! # Backends
+//!
+//! - `portable`: constant time (no table indexed by secret data, no branch
+//!   on secret data). 64x64-bit carry-less products come from ordinary
+//!   integer multiplications of operands with "holes" (BearSSL's trick,
+//!   see [`portable`]'s docs), three per block (Karatsuba), and four blocks
+//!   share one reduction thanks to precomputed H^1..H^4. Checked under
+//!   valgrind with H marked undefined by `scripts/ct-check.sh`.
+//! - `pclmul`: PCLMULQDQ on 128-bit registers, H^1..H^8 precomputed,
+//!   8 blocks per reduction.
+//! - `vpclmul`: VPCLMULQDQ on 256-bit registers (two blocks per
+//!   instruction; needs AVX2 and OS-saved YMM state, *not* AVX-512),
+//!   H^1..H^16 precomputed, 16 blocks per reduction.
+//!
+//! # Field representation
+//!
+//! Every backend computes GHASH as POLYVAL (RFC 8452, Appendix A):
+//! `GHASH(H, X1..Xn) = rev(POLYVAL(mulX(rev(H)), rev(X1), ..., rev(Xn)))`
+//! where `rev` reverses the 16 bytes of a block. Reading a block as a
+//! big-endian `u128` *is* `rev` followed by POLYVAL's little-endian read,
+//! so blocks, accumulator and powers of H are plain little-endian 128-bit
+//! integers whose bit i is the coefficient of x^i, and carry-less
+//! multiplication needs no bit reflection. POLYVAL multiplies in
+//! Montgomery form, `a * b * x^-128 mod P` with
+//! `P = x^128 + x^127 + x^126 + x^121 + 1`; the extra `x` folded into the
+//! key by `mulX` absorbs GHASH's reflected-bit off-by-one.
+//!
+//! # Interface for the AES-GCM kernels (crate-internal)
+//!
+//! The fused AES-GCM kernels feed ciphertext blocks into an ongoing GHASH
+//! from inside their own `#[target_feature]` loop, without going through
+//! [`GHash`] or its dispatch. Everything they need is `pub(crate)`:
+//!
+//! - [`ClmulKey`]`::new(token, &h)`: H (GCM byte order) expanded to
+//!   H^16..H^1 plus Karatsuba halves, for both x86 kernels. Zeroize it
+//!   (`ClmulKey::zeroize`) when the AES-GCM key is dropped.
+//! - `x86_pclmul::{load_acc, store_acc}`: the accumulator lives in an
+//!   `__m128i` (or as a `u128`, [`GHash`]'s storage form) in POLYVAL
+//!   representation; zero is the initial state.
+//! - `x86_pclmul::fold8(token, &key, acc, &[__m128i; 8]) -> __m128i`:
+//!   absorbs 8 blocks, *in GCM byte order as they sit in memory* (the
+//!   function byte-reverses them), one reduction. `#[inline(always)]`, so
+//!   it compiles into the caller's `#[target_feature]` function. Takes any
+//!   token implementing `x86_pclmul::Clmul` (`PclmulToken`,
+//!   `VpclmulToken`, `AesNiToken`, `VaesToken`).
+//! - `x86_vpclmul::fold16(token, &key, acc, &[__m256i; 8])` and
+//!   `fold8(token, &key, acc, &[__m256i; 4])`: the same with two blocks per
+//!   256-bit register (block `2i` in the low lane), for `VpclmulToken` or
+//!   `VaesToken`.
+//! - `x86_pclmul::update(token, &key, &mut acc_u128, blocks)` and
+//!   `x86_vpclmul::update(...)`: whole-slice kernels (AAD, tails, the
+//!   length block).
+//! - `x86_pclmul::finish(acc) -> [u8; 16]` turns the accumulator into the
+//!   GHASH output (GCM byte order), ready to be XORed with E(K, J0).
+//!
+//! The portable AES-GCM pair just drives a [`GHash`] built with
+//! [`Backend::Portable`] over each L1-sized chunk.
+
+pub(crate) mod portable;
+
+cfg_x86! {
+    pub(crate) mod x86_pclmul;
+    pub(crate) mod x86_vpclmul;
+    pub(crate) use x86_pclmul::ClmulKey;
+    use crate::cpu;
+}
+
+use zeroize::Zeroize;
+
+/// GHASH block and output size in bytes.
+pub const BLOCK_LEN: usize = 16;
+
+define_backends! {
+    primitive: "ghash";
+    /// Constant-time portable Rust: the oracle the other backends are checked against.
+    Portable => "portable", needs "";
+    /// PCLMULQDQ, 8 blocks per reduction.
+    Pclmul => "pclmul", needs "pclmulqdq, ssse3, sse4_1";
+    /// VPCLMULQDQ on 256-bit registers, 16 blocks per reduction.
+    Vpclmul => "vpclmul", needs "vpclmulqdq, avx2 (OS-saved YMM state)";
+}
+
+/// A kernel handle: which update function to call, with the proof token
+/// that makes calling it sound.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Kernel {
+    Portable,
+    #[cfg(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        not(fastcrypt_backend = "portable")
+    ))]
+    Pclmul(cpu::PclmulToken),
+    #[cfg(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        not(fastcrypt_backend = "portable")
+    ))]
+    Vpclmul(cpu::VpclmulToken),
+}
+
+fn probe(backend: Backend) -> Option<Kernel> {
+    match backend {
+        Backend::Portable => Some(Kernel::Portable),
+        #[cfg(all(
+            any(target_arch = "x86", target_arch = "x86_64"),
+            not(fastcrypt_backend = "portable")
+        ))]
+        Backend::Pclmul => cpu::PclmulToken::get().map(Kernel::Pclmul),
+        #[cfg(all(
+            any(target_arch = "x86", target_arch = "x86_64"),
+            not(fastcrypt_backend = "portable")
+        ))]
+        Backend::Vpclmul => cpu::VpclmulToken::get().map(Kernel::Vpclmul),
+        #[allow(unreachable_patterns)]
+        _ => None,
+    }
+}
+
+/// A kernel with the key expanded in the form it wants. The key lives
+/// inline (no allocation, `no_std`), so the enum is as big as its largest
+/// key; a [`GHash`] is keyed once and reused, so the size is not copied
+/// per message.
+#[derive(Clone)]
+#[allow(clippy::large_enum_variant)]
+enum Engine {
+    Portable(portable::Key),
+    #[cfg(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        not(fastcrypt_backend = "portable")
+    ))]
+    Pclmul(cpu::PclmulToken, ClmulKey),
+    #[cfg(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        not(fastcrypt_backend = "portable")
+    ))]
+    Vpclmul(cpu::VpclmulToken, ClmulKey),
+}
+
+impl Engine {
+    fn new(kernel: Kernel, h: &[u8; BLOCK_LEN]) -> Engine {
+        match kernel {
+            Kernel::Portable => Engine::Portable(portable::Key::new(h)),
+            #[cfg(all(
+                any(target_arch = "x86", target_arch = "x86_64"),
+                not(fastcrypt_backend = "portable")
+            ))]
+            Kernel::Pclmul(t) => Engine::Pclmul(t, ClmulKey::new(t, h)),
+            #[cfg(all(
+                any(target_arch = "x86", target_arch = "x86_64"),
+                not(fastcrypt_backend = "portable")
+            ))]
+            Kernel::Vpclmul(t) => Engine::Vpclmul(t, ClmulKey::new(t, h)),
+        }
+    }
+
+    /// Absorbs `blocks` (whole 16-byte blocks) into `acc`: called once per
+    /// bulk update.
+    #[inline]
+    fn update(&self, acc: &mut u128, blocks: &[u8]) {
+        debug_assert_eq!(blocks.len() % BLOCK_LEN, 0);
+        match self {
+            Engine::Portable(k) => portable::update(k, acc, blocks),
+            #[cfg(all(
+                any(target_arch = "x86", target_arch = "x86_64"),
+                not(fastcrypt_backend = "portable")
+            ))]
+            Engine::Pclmul(t, k) => x86_pclmul::update(*t, k, acc, blocks),
+            #[cfg(all(
+                any(target_arch = "x86", target_arch = "x86_64"),
+                not(fastcrypt_backend = "portable")
+            ))]
+            Engine::Vpclmul(t, k) => x86_vpclmul::update(*t, k, acc, blocks),
+        }
+    }
+
+    fn zeroize(&mut self) {
+        match self {
+            Engine::Portable(k) => k.zeroize(),
+            #[cfg(all(
+                any(target_arch = "x86", target_arch = "x86_64"),
+                not(fastcrypt_backend = "portable")
+            ))]
+            Engine::Pclmul(_, k) | Engine::Vpclmul(_, k) => k.zeroize(),
+        }
+    }
+}
+
+/// Incremental GHASH keyed with `H` (in GCM, `H = E(K, 0^128)`).
+///
+/// The input is a sequence of 16-byte blocks; [`update_padded`]
+/// (Self::update_padded) zero-pads a final partial block, as GCM does for
+/// the AAD and the ciphertext. The key material (H and its powers) and the
+/// accumulator are zeroized on drop.
+#[derive(Clone)]
+pub struct GHash {
+    engine: Engine,
+    /// The running value, POLYVAL representation (see the module docs).
+    acc: u128,
+    backend: Backend,
+}
+
+impl core::fmt::Debug for GHash {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("GHash")
+            .field("backend", &self.backend)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for GHash {
+    fn drop(&mut self) {
+        self.engine.zeroize();
+        self.acc.zeroize();
+    }
+}
+
+impl GHash {
+    /// GHASH keyed with `h`, using the fastest backend this CPU runs.
+    pub fn new(h: &[u8; BLOCK_LEN]) -> GHash {
+        let backend = Backend::fastest();
+        // `fastest()` only returns probed backends and portable always probes.
+        let kernel = probe(backend).unwrap_or(Kernel::Portable);
+        Self::from_kernel(backend, kernel, h)
+    }
+
+    /// GHASH keyed with `h` using `backend`, or
+    /// [`Unsupported`](crate::Unsupported) if this CPU (or build) cannot
+    /// run it.
+    ///
+    /// ```
+    /// use fastcrypt::ghash::{Backend, GHash};
+    /// for b in Backend::ALL {
+    ///     match GHash::with_backend(*b, &[7; 16]) {
+    ///         Ok(g) => assert_eq!(g.backend(), *b),
+    ///         Err(e) => println!("skipping: {e}"),
+    ///     }
+    /// }
+    /// ```
+    pub fn with_backend(
+        backend: Backend,
+        h: &[u8; BLOCK_LEN],
+    ) -> Result<GHash, crate::Unsupported> {
+        Ok(Self::from_kernel(backend, backend.kernel()?, h))
+    }
+
+    fn from_kernel(backend: Backend, kernel: Kernel, h: &[u8; BLOCK_LEN]) -> GHash {
+        GHash {
+            engine: Engine::new(kernel, h),
+            acc: 0,
+            backend,
+        }
+    }
+
+    /// The backend this instance uses.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Absorbs whole blocks.
+    #[inline]
+    pub fn update(&mut self, blocks: &[[u8; BLOCK_LEN]]) {
+        if !blocks.is_empty() {
+            self.engine.update(&mut self.acc, blocks.as_flattened());
+        }
+    }
+
+    /// Absorbs `data`, zero-padding a final partial block. Each call pads
+    /// on its own: `update_padded(a); update_padded(b)` equals
+    /// `update_padded(a ++ b)` only when `a.len()` is a multiple of 16.
+    pub fn update_padded(&mut self, data: &[u8]) {
+        let whole = data.len() / BLOCK_LEN * BLOCK_LEN;
+        let (blocks, tail) = data.split_at(whole);
+        if !blocks.is_empty() {
+            self.engine.update(&mut self.acc, blocks);
+        }
+        if !tail.is_empty() {
+            let mut last = [0u8; BLOCK_LEN];
+            last[..tail.len()].copy_from_slice(tail);
+            self.engine.update(&mut self.acc, &last);
+        }
+    }
+
+    /// The GHASH value of everything absorbed.
+    pub fn finalize(self) -> [u8; BLOCK_LEN] {
+        self.acc.to_be_bytes()
+    }
+
+    /// Returns the GHASH value and starts over with the same key.
+    pub fn finalize_reset(&mut self) -> [u8; BLOCK_LEN] {
+        let out = self.acc.to_be_bytes();
+        self.reset();
+        out
+    }
+
+    /// Back to the initial state (nothing absorbed), keeping key and
+    /// backend.
+    pub fn reset(&mut self) {
+        self.acc = 0;
+    }
+}
