@@ -225,7 +225,10 @@ fn compare_measures_the_pair_and_prints_both_tables() {
     let measured: Vec<&str> = out.lines().filter(|l| l.starts_with("Hash")).collect();
     assert_eq!(measured.len(), 6, "{out}");
     assert!(out.contains("old = openssl, new = auto ("), "{out}");
-    assert!(out.contains("medians of 5 per-round paired ratios"));
+    assert!(
+        out.contains("medians of per-round paired ratios over quiet rounds (used/taken: "),
+        "{out}"
+    );
     let ns_head = out
         .lines()
         .position(|l| l.starts_with("benchmark") && l.contains("old ns/op"))

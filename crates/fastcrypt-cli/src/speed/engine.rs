@@ -212,6 +212,8 @@ pub struct Plan {
     /// Total sampled time per cell (all its samples together).
     pub min_time: Duration,
     pub samples: usize,
+    /// Most rounds to take when `--compare`'s pairs lack quiet rounds.
+    pub max_rounds: usize,
     pub clock: Clock,
 }
 
@@ -227,16 +229,40 @@ pub fn total_steps(cells: &[Cell], plan: &Plan) -> u64 {
     runnable * (plan.samples as u64 + 2)
 }
 
+/// A round in which a cell ran more than this much slower than its best
+/// sample is taken as disturbed by load for `--compare` (see [`paired`]).
+pub const QUIET_TOLERANCE: f64 = 0.10;
+
 /// Measures every runnable cell, interleaved as the module docs describe.
-pub fn run(cells: &mut [Cell], plan: &Plan, mut tick: impl FnMut(&str)) {
+///
+/// `pairs` are the cells `--compare` will pair (indices into `cells`).
+/// While some pair has fewer than `plan.samples / 2` quiet rounds (rounds
+/// where neither ran more than [`QUIET_TOLERANCE`] slower than its best),
+/// more rounds are taken, up to `plan.max_rounds` in all: a load phase
+/// that covers half a run is then outlasted instead of reported. `grow` is
+/// told how many steps each extra round adds. Returns the rounds taken.
+pub fn run(
+    cells: &mut [Cell],
+    plan: &Plan,
+    pairs: &[(usize, usize)],
+    mut tick: impl FnMut(&str),
+    mut grow: impl FnMut(u64),
+) -> usize {
     let target = plan.sample_time();
+    // Positions of the paired cells among the runnable ones.
+    let mut slot = vec![None; cells.len()];
     let mut runners: Vec<(String, &mut Runner)> = Vec::new();
-    for c in cells.iter_mut() {
+    for (i, c) in cells.iter_mut().enumerate() {
         let label = format!("{} {}", c.size, c.name);
         if let State::Runnable(r) = &mut c.state {
+            slot[i] = Some(runners.len());
             runners.push((label, r));
         }
     }
+    let pairs: Vec<(usize, usize)> = pairs
+        .iter()
+        .filter_map(|&(a, b)| Some((slot[a]?, slot[b]?)))
+        .collect();
     for (label, r) in runners.iter_mut() {
         r.calibrate(target, plan.clock);
         tick(label);
@@ -249,7 +275,18 @@ pub fn run(cells: &mut [Cell], plan: &Plan, mut tick: impl FnMut(&str)) {
         tick(label);
     }
     let n = runners.len();
-    for round in 0..plan.samples {
+    let wanted = plan.samples.div_ceil(2).max(5);
+    let mut round = 0;
+    loop {
+        if round >= plan.samples {
+            let enough = pairs.iter().all(|&(a, b)| {
+                quiet_rounds(&runners[a].1.samples, &runners[b].1.samples).len() >= wanted
+            });
+            if enough || round >= plan.max_rounds.max(plan.samples) {
+                return round;
+            }
+            grow(n as u64);
+        }
         for k in 0..n {
             let (label, r) = &mut runners[(round + k) % n];
             let iters = r.iters;
@@ -257,35 +294,62 @@ pub fn run(cells: &mut [Cell], plan: &Plan, mut tick: impl FnMut(&str)) {
             r.samples.push(t.as_nanos() as f64 / iters as f64);
             tick(label);
         }
+        round += 1;
     }
+}
+
+/// Rounds in which neither `a` nor `b` ran more than [`QUIET_TOLERANCE`]
+/// slower than its own fastest sample. Load only ever slows code down, so
+/// a cell's fastest samples are its undisturbed speed.
+pub fn quiet_rounds(a: &[f64], b: &[f64]) -> Vec<usize> {
+    let n = a.len().min(b.len());
+    let best = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+    let (qa, qb) = (best(&a[..n]), best(&b[..n]));
+    let limit = 1.0 + QUIET_TOLERANCE;
+    (0..n)
+        .filter(|&i| a[i] <= qa * limit && b[i] <= qb * limit)
+        .collect()
 }
 
 /// `--compare A,B` for one size: medians of per-round ratios.
 #[derive(Clone, Debug)]
 pub struct Paired {
-    /// Median over rounds of `B[i] / A[i]` (new ns/op over old).
+    /// Median over the rounds used of `B[i] / A[i]` (new ns/op over old).
     pub time_ratio: f64,
-    /// Median over rounds of `A[i] / B[i]`: B's speed-up over A.
+    /// Median over the rounds used of `A[i] / B[i]`: B's speed-up over A.
     pub speedup: f64,
-    /// Rounds paired.
+    /// Rounds used.
     pub n: usize,
+    /// Rounds taken.
+    pub total: usize,
     /// Two-sided sign-test p-value for "B is as fast as A".
     pub p_value: f64,
 }
 
+/// Pairs sample `i` of `a` with sample `i` of `b` (taken in the same
+/// round). Uses the quiet rounds when there are at least five of them and
+/// they are at least a third of all rounds; otherwise every round (the
+/// machine was busy throughout, and `n == total` says so).
 pub fn paired(a: &[f64], b: &[f64]) -> Option<Paired> {
-    let n = a.len().min(b.len());
-    if n == 0 {
+    let total = a.len().min(b.len());
+    if total == 0 {
         return None;
     }
-    let ratios: Vec<f64> = (0..n).map(|i| b[i] / a[i]).collect();
-    let inverse: Vec<f64> = (0..n).map(|i| a[i] / b[i]).collect();
+    let quiet = quiet_rounds(a, b);
+    let used: Vec<usize> = if quiet.len() >= 5 && quiet.len() * 3 >= total {
+        quiet
+    } else {
+        (0..total).collect()
+    };
+    let ratios: Vec<f64> = used.iter().map(|&i| b[i] / a[i]).collect();
+    let inverse: Vec<f64> = used.iter().map(|&i| a[i] / b[i]).collect();
     let faster = ratios.iter().filter(|&&r| r < 1.0).count();
     let slower = ratios.iter().filter(|&&r| r > 1.0).count();
     Some(Paired {
         time_ratio: median(&ratios),
         speedup: median(&inverse),
-        n,
+        n: used.len(),
+        total,
         p_value: sign_test(faster, faster + slower),
     })
 }
@@ -330,11 +394,30 @@ mod tests {
     }
 
     #[test]
+    fn load_phases_are_set_aside() {
+        // Rounds 3..8 are loaded: A (scalar) 1.8x slower, B (SIMD) 1.3x.
+        let mut a = vec![100.0; 15];
+        let mut b = vec![50.0; 15];
+        for i in 3..8 {
+            a[i] = 180.0;
+            b[i] = 65.0;
+        }
+        let p = paired(&a, &b).unwrap();
+        assert_eq!((p.n, p.total), (10, 15));
+        assert_eq!(p.time_ratio, 0.5);
+        // Loaded throughout: every round is used.
+        let p = paired(&a[3..8], &b[3..8]).unwrap();
+        assert_eq!((p.n, p.total), (5, 5));
+    }
+
+    #[test]
     fn pairing_uses_rounds() {
         // B is 2x faster in every round although the rounds swing 3x.
         let a = [100.0, 300.0, 100.0, 300.0, 100.0];
         let b = [50.0, 150.0, 50.0, 150.0, 50.0];
         let p = paired(&a, &b).unwrap();
+        // Too few quiet rounds (3 of 5): every round is used.
+        assert_eq!(p.n, 5);
         assert_eq!(p.time_ratio, 0.5);
         assert_eq!(p.speedup, 2.0);
         assert!(p.p_value < 0.1);

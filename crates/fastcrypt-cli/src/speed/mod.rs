@@ -31,6 +31,12 @@ samples' min and max; MB/s is 10^6 bytes per second at the median.
 --compare A,B reports the median of the per-round ratios B/A (paired
 samples taken back to back), not the ratio of the medians, and marks with
 `~` a difference that a sign test over the rounds does not support (p>0.05).
+A round in which A or B ran more than 10% slower than its own best sample
+is set aside as disturbed by load (load phases slow SIMD and scalar code by
+different factors, so they bias even paired ratios); while fewer than half
+of --samples rounds are quiet, --compare takes more rounds, up to three
+times --samples. If too few quiet rounds remain, every round is used and
+the table says so.
 
 Cycles/byte: shown only with --cpu-ghz, when you know the core clock is
 fixed (turbo and frequency scaling off). fastcrypt reads no cycle counter
@@ -150,6 +156,8 @@ pub struct Run {
     pub sweep: bool,
     /// The SVG files `--plot` wrote, with their algorithm.
     pub plot_files: Option<Vec<(PathBuf, &'static str)>>,
+    /// Rounds taken (more than `--samples` when `--compare` needed them).
+    pub rounds: usize,
 }
 
 pub fn run(args: SpeedArgs) -> Result<(), String> {
@@ -248,6 +256,7 @@ pub fn run(args: SpeedArgs) -> Result<(), String> {
     let plan = Plan {
         min_time,
         samples,
+        max_rounds: 3 * samples,
         clock,
     };
     let header = Header {
@@ -264,7 +273,10 @@ pub fn run(args: SpeedArgs) -> Result<(), String> {
         full: !args.no_header,
     };
 
-    measure(&mut cells, &plan);
+    let pairs = compare
+        .as_ref()
+        .map_or_else(Vec::new, |(a, b)| compare_pairs(&cells, a, b));
+    let rounds = measure(&mut cells, &plan, &pairs);
 
     let mut run = Run {
         header,
@@ -273,6 +285,7 @@ pub fn run(args: SpeedArgs) -> Result<(), String> {
         compare,
         sweep: args.sweep,
         plot_files: None,
+        rounds,
     };
     if let Some(path) = &args.plot {
         let files = report::plot(&run, path)?;
@@ -285,7 +298,25 @@ pub fn run(args: SpeedArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn measure(cells: &mut [Cell], plan: &Plan) {
+/// The cell index pairs `(A, B)` that `--compare` will pair, per algorithm
+/// and size.
+fn compare_pairs(cells: &[Cell], a: &str, b: &str) -> Vec<(usize, usize)> {
+    let mut pairs = Vec::new();
+    for (i, c) in cells.iter().enumerate() {
+        if c.name != a {
+            continue;
+        }
+        if let Some(j) = cells
+            .iter()
+            .position(|d| d.algo == c.algo && d.size == c.size && d.name == b)
+        {
+            pairs.push((i, j));
+        }
+    }
+    pairs
+}
+
+fn measure(cells: &mut [Cell], plan: &Plan, pairs: &[(usize, usize)]) -> usize {
     let total = engine::total_steps(cells, plan);
     let bar = if std::io::stderr().is_terminal() {
         let bar = indicatif::ProgressBar::new(total);
@@ -298,11 +329,18 @@ fn measure(cells: &mut [Cell], plan: &Plan) {
     } else {
         indicatif::ProgressBar::hidden()
     };
-    engine::run(cells, plan, |label| {
-        bar.set_message(label.to_string());
-        bar.inc(1);
-    });
+    let rounds = engine::run(
+        cells,
+        plan,
+        pairs,
+        |label| {
+            bar.set_message(label.to_string());
+            bar.inc(1);
+        },
+        |more| bar.inc_length(more),
+    );
     bar.finish_and_clear();
+    rounds
 }
 
 fn list() -> String {

@@ -75,7 +75,11 @@ fn header_lines(run: &Run) -> Vec<(&'static str, String)> {
             "timing",
             format!(
                 "median [min, max] of {} interleaved samples per cell, ~{} each (--min-time {}); MB/s = 10^6 bytes/s",
-                h.plan.samples,
+                if run.rounds > h.plan.samples {
+                    format!("{} (--samples {}, more rounds for --compare's load filter)", run.rounds, h.plan.samples)
+                } else {
+                    run.rounds.to_string()
+                },
                 duration_text(h.plan.sample_time()),
                 duration_text(h.plan.min_time)
             ),
@@ -183,12 +187,13 @@ fn text(run: &Run, md: bool) -> String {
                     n.to_string()
                 }
             };
+            let used: Vec<String> = rows.1.iter().map(|(n, t)| format!("{n}/{t}")).collect();
             let title = format!(
-                "{}: old = {}, new = {}; delta and speedup are medians of {} per-round paired ratios",
+                "{}: old = {}, new = {}; delta, speedup: medians of per-round paired ratios over quiet rounds (used/taken: {})",
                 algo.name,
                 name_of(a),
                 name_of(b),
-                rows.1
+                used.join(", ")
             );
             if md {
                 let _ = writeln!(out, "\n#### {title}\n");
@@ -310,13 +315,16 @@ fn sweep_table(run: &Run, cells: &[&Cell]) -> Table {
     t
 }
 
-/// The `--compare` rows for one algorithm and the rounds paired, if the
-/// algorithm has both implementations.
-fn compare_rows(run: &Run, ai: usize) -> Option<(Vec<CmpRow>, usize)> {
+/// `(rounds used, rounds taken)` for each `--compare` row.
+type RoundsUsed = Vec<(usize, usize)>;
+
+/// The `--compare` rows for one algorithm with the rounds behind each, if
+/// the algorithm has both implementations.
+fn compare_rows(run: &Run, ai: usize) -> Option<(Vec<CmpRow>, RoundsUsed)> {
     let (a, b) = run.compare.as_ref()?;
     let algo = run.algos[ai];
     let mut rows = Vec::new();
-    let mut n = 0;
+    let mut n = Vec::new();
     let mut sizes: Vec<usize> = run
         .cells
         .iter()
@@ -343,7 +351,7 @@ fn compare_rows(run: &Run, ai: usize) -> Option<(Vec<CmpRow>, usize)> {
         let Some(p) = engine::paired(&ra.samples, &rb.samples) else {
             continue;
         };
-        n = p.n;
+        n.push((p.n, p.total));
         let same = p.p_value >= 0.05;
         rows.push(CmpRow {
             name: format!("Benchmark{}/{}", algo.go_family, (algo.row_name)(size)),
@@ -456,8 +464,9 @@ fn json_value(run: &Run) -> Value {
                 "algorithm": run.algos[ai].name,
                 "old": a,
                 "new": b,
-                "rounds": n,
-                "rows": rows.iter().map(|r| json!({
+                "rows": rows.iter().zip(&n).map(|(r, (used, taken))| json!({
+                    "rounds_used": used,
+                    "rounds_taken": taken,
                     "benchmark": r.name,
                     "old_ns_per_op": r.old_ns,
                     "new_ns_per_op": r.new_ns,
