@@ -367,8 +367,9 @@ token!(
 );
 token!(
     /// VAES + VPCLMULQDQ on 256-bit registers with AVX2 and OS-saved YMM
-    /// state (not AVX-512): the 256-bit AES-GCM kernels.
-    VaesToken: vaes & vpclmulqdq & aes & pclmulqdq & avx & avx2 & os_ymm
+    /// state (not AVX-512): the 256-bit AES-GCM kernels, whose tails use
+    /// the 128-bit AES-NI code (hence SSSE3/SSE4.1).
+    VaesToken: vaes & vpclmulqdq & aes & pclmulqdq & ssse3 & sse41 & avx & avx2 & os_ymm
 );
 
 #[cfg(test)]

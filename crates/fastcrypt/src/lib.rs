@@ -41,6 +41,8 @@ extern crate std;
 #[macro_use]
 mod backend;
 
+mod aes;
+pub mod aes_gcm;
 pub mod cpu;
 pub mod ghash;
 pub mod sha1;

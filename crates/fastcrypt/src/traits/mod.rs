@@ -1,5 +1,6 @@
 //! RustCrypto trait adapters. No algorithm code lives here: each adapter
 //! forwards to the primitive's own API.
 
+mod aes_gcm;
 mod ghash;
 mod sha1;

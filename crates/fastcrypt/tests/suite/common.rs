@@ -68,15 +68,32 @@ pub fn painted(len: usize) -> Vec<u8> {
 /// Fails with both values in hex when they differ.
 pub fn check_eq(what: &str, got: &[u8], want: &[u8]) -> TestResult {
     if got == want {
-        Ok(())
-    } else {
-        Err(format!(
+        return Ok(());
+    }
+    if got.len() <= 64 && want.len() <= 64 {
+        return Err(format!(
             "{what}: got {}, want {}",
             hex::encode(got),
             hex::encode(want)
         )
-        .into())
+        .into());
     }
+    // Long values: a window around the first difference.
+    let at = got
+        .iter()
+        .zip(want)
+        .position(|(a, b)| a != b)
+        .unwrap_or(got.len().min(want.len()));
+    let window =
+        |v: &[u8]| hex::encode(&v[at.saturating_sub(8).min(v.len())..(at + 24).min(v.len())]);
+    Err(format!(
+        "{what}: lengths {} (got) vs {} (want), first difference at byte {at}: got ..{}.., want ..{}..",
+        got.len(),
+        want.len(),
+        window(got),
+        window(want)
+    )
+    .into())
 }
 
 /// A seeded RNG so a failure reproduces; the seed is printed on failure by

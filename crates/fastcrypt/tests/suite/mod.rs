@@ -1,11 +1,13 @@
 //! Registration of every test group. Each primitive's module has a
 //! `register(&mut Vec<Trial>)`.
 
+mod aes_gcm;
 pub mod common;
 mod ghash;
 mod sha1;
 
 pub fn register_all(trials: &mut Vec<libtest_mimic::Trial>) {
+    aes_gcm::register(trials);
     ghash::register(trials);
     sha1::register(trials);
 }

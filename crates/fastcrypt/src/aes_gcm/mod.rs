@@ -1,0 +1,501 @@
+//! AES-GCM (NIST SP 800-38D): AES-128/192/256 in counter mode with a GHASH
+//! tag, for TLS, QUIC and SSH.
+//!
+//! ```
+//! use fastcrypt::aes_gcm::Aes128Gcm;
+//!
+//! let key = [0x42; 16];
+//! let gcm = Aes128Gcm::new(&key);
+//! let nonce = [7u8; 12]; // never reuse a nonce with the same key
+//!
+//! let mut buf = *b"attack at dawn";
+//! let tag = gcm.seal_in_place_detached(&nonce, b"header", &mut buf).unwrap();
+//! assert_ne!(&buf, b"attack at dawn");
+//!
+//! gcm.open_in_place_detached(&nonce, b"header", &mut buf, tag.as_ref()).unwrap();
+//! assert_eq!(&buf, b"attack at dawn");
+//!
+//! // A wrong tag is refused and the buffer is wiped.
+//! let mut buf2 = *b"attack at dawn";
+//! let tag2 = gcm.seal_in_place_detached(&nonce, b"", &mut buf2).unwrap();
+//! assert!(gcm.open_in_place_detached(&nonce, b"other aad", &mut buf2, tag2.as_ref()).is_err());
+//! assert_eq!(buf2, [0u8; 14]);
+//! ```
+//!
+//! # Backends
+//!
+//! Each key pairs an AES kernel with a GHASH kernel once, at construction:
+//!
+//! - `portable`: the RustCrypto `aes` crate (AES-NI when present, else its
+//!   constant-time fixsliced software) with fastcrypt's constant-time
+//!   portable GHASH, interleaved over 4 KiB chunks (CTR a chunk while it is
+//!   in L1, then hash it), never two passes over the whole message;
+//! - `aesni_pclmul`: a fused kernel that encrypts counter blocks n..n+7 with
+//!   AES-NI while it hashes the previous 8 ciphertext blocks with
+//!   PCLMULQDQ (one reduction per 8 blocks, H^1..H^8 precomputed);
+//! - `vaes_vpclmul`: the same on 256-bit registers, 16 blocks per
+//!   iteration (two per instruction), needing VAES + VPCLMULQDQ + AVX2 and
+//!   OS-saved YMM state, not AVX-512.
+//!
+//! # Failure
+//!
+//! Opening computes the tag over AAD and ciphertext first, compares it in
+//! constant time, and only then decrypts; on failure the buffer is zeroed
+//! and [`Error::Authentication`] is returned, so unauthenticated plaintext
+//! is never released. A wrong nonce or tag length also zeroes the buffer;
+//! an over-long message or AAD ([`P_MAX`], [`A_MAX`]) is refused before the
+//! buffer is touched. Either way no plaintext is produced. Round keys and the powers of H are zeroized on drop.
+//!
+//! # Nonces and tags
+//!
+//! `new`/`with_backend` take 96-bit nonces (the only length to use in new
+//! designs) and 16-byte tags. [`Aes128Gcm::with_params`] turns a cipher
+//! into one for other nonce lengths (any non-zero length, hashed into the initial
+//! counter as SP 800-38D section 7.1 says) or shorter tags (12..=16, or 8
+//! and 4 bytes for the restricted uses of SP 800-38D Appendix C).
+
+mod portable;
+
+cfg_x86! {
+    mod x86_aesni_pclmul;
+    mod x86_vaes_vpclmul;
+    use crate::cpu;
+}
+
+use core::fmt;
+
+/// Length of the standard (96-bit) nonce.
+pub const NONCE_LEN: usize = 12;
+/// Length of a full tag.
+pub const TAG_LEN: usize = 16;
+/// Longest plaintext one nonce can seal: 2^36 - 32 bytes (2^32 - 2 blocks).
+pub const P_MAX: u64 = (1 << 36) - 32;
+/// Longest additional data: 2^61 - 1 bytes.
+pub const A_MAX: u64 = (1 << 61) - 1;
+
+define_backends! {
+    primitive: "aes-gcm";
+    /// `aes` crate + constant-time portable GHASH, interleaved per 4 KiB.
+    Portable => "portable", needs "";
+    /// Fused AES-NI + PCLMULQDQ kernel, 8 blocks per iteration.
+    AesniPclmul => "aesni_pclmul", needs "aes, pclmulqdq, ssse3, sse4_1";
+    /// Fused VAES + VPCLMULQDQ kernel on 256-bit registers, 16 blocks per iteration.
+    VaesVpclmul => "vaes_vpclmul", needs "vaes, vpclmulqdq, avx2 (OS-saved YMM state)";
+}
+
+/// A kernel handle: which engine to build, with the proof token.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Kernel {
+    Portable,
+    #[cfg(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        not(fastcrypt_backend = "portable")
+    ))]
+    AesniPclmul(cpu::AesNiToken),
+    #[cfg(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        not(fastcrypt_backend = "portable")
+    ))]
+    VaesVpclmul(cpu::VaesToken),
+}
+
+fn probe(backend: Backend) -> Option<Kernel> {
+    match backend {
+        Backend::Portable => Some(Kernel::Portable),
+        #[cfg(all(
+            any(target_arch = "x86", target_arch = "x86_64"),
+            not(fastcrypt_backend = "portable")
+        ))]
+        Backend::AesniPclmul => cpu::AesNiToken::get().map(Kernel::AesniPclmul),
+        #[cfg(all(
+            any(target_arch = "x86", target_arch = "x86_64"),
+            not(fastcrypt_backend = "portable")
+        ))]
+        Backend::VaesVpclmul => cpu::VaesToken::get().map(Kernel::VaesVpclmul),
+        #[allow(unreachable_patterns)]
+        _ => None,
+    }
+}
+
+/// Why a seal or open failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// The tag does not match: wrong key, nonce, AAD, ciphertext or tag.
+    Authentication,
+    /// The nonce length is not the one this cipher was built for.
+    NonceLength {
+        /// Length given.
+        got: usize,
+    },
+    /// The tag length is not the one this cipher was built for, or a
+    /// tag length that GCM does not allow was requested.
+    TagLength {
+        /// Length given.
+        got: usize,
+    },
+    /// More than [`P_MAX`] bytes of plaintext or ciphertext.
+    MessageTooLong,
+    /// More than [`A_MAX`] bytes of additional data.
+    AadTooLong,
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Authentication => f.write_str("AES-GCM: authentication failed"),
+            Error::NonceLength { got } => write!(f, "AES-GCM: wrong nonce length {got}"),
+            Error::TagLength { got } => write!(f, "AES-GCM: wrong tag length {got}"),
+            Error::MessageTooLong => write!(f, "AES-GCM: message longer than {P_MAX} bytes"),
+            Error::AadTooLong => write!(f, "AES-GCM: additional data longer than {A_MAX} bytes"),
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for Error {}
+
+/// An authentication tag: 16 bytes, or fewer for a cipher built with a
+/// shorter tag length. `as_ref()` gives exactly the tag's bytes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Tag {
+    bytes: [u8; TAG_LEN],
+    len: u8,
+}
+
+impl AsRef<[u8]> for Tag {
+    fn as_ref(&self) -> &[u8] {
+        &self.bytes[..self.len as usize]
+    }
+}
+
+impl fmt::Debug for Tag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Tag(")?;
+        self.as_ref()
+            .iter()
+            .try_for_each(|b| write!(f, "{b:02x}"))?;
+        write!(f, ")")
+    }
+}
+
+/// Nonce lengths a cipher accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NonceLen {
+    /// 96-bit nonces only (the default, and the only choice for new designs).
+    Standard,
+    /// Any non-zero length; lengths other than 12 bytes are hashed with
+    /// GHASH into the initial counter (SP 800-38D section 7.1).
+    Any,
+}
+
+/// The engine: a key schedule and GHASH key in the form a backend wants.
+/// Every engine offers the same four operations (see `portable.rs` for the
+/// contract); the public types only orchestrate them.
+#[allow(clippy::large_enum_variant)]
+enum Engine {
+    Portable(portable::Engine),
+    #[cfg(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        not(fastcrypt_backend = "portable")
+    ))]
+    AesniPclmul(x86_aesni_pclmul::Engine),
+    #[cfg(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        not(fastcrypt_backend = "portable")
+    ))]
+    VaesVpclmul(x86_vaes_vpclmul::Engine),
+}
+
+/// Dispatches one engine operation; each arm calls the same method.
+macro_rules! on_engine {
+    ($e:expr, $x:ident => $call:expr) => {
+        match $e {
+            Engine::Portable($x) => $call,
+            #[cfg(all(
+                any(target_arch = "x86", target_arch = "x86_64"),
+                not(fastcrypt_backend = "portable")
+            ))]
+            Engine::AesniPclmul($x) => $call,
+            #[cfg(all(
+                any(target_arch = "x86", target_arch = "x86_64"),
+                not(fastcrypt_backend = "portable")
+            ))]
+            Engine::VaesVpclmul($x) => $call,
+        }
+    };
+}
+
+impl Engine {
+    fn new(kernel: Kernel, key: &[u8]) -> Engine {
+        match kernel {
+            Kernel::Portable => Engine::Portable(portable::Engine::new(key)),
+            #[cfg(all(
+                any(target_arch = "x86", target_arch = "x86_64"),
+                not(fastcrypt_backend = "portable")
+            ))]
+            Kernel::AesniPclmul(t) => Engine::AesniPclmul(x86_aesni_pclmul::Engine::new(t, key)),
+            #[cfg(all(
+                any(target_arch = "x86", target_arch = "x86_64"),
+                not(fastcrypt_backend = "portable")
+            ))]
+            Kernel::VaesVpclmul(t) => Engine::VaesVpclmul(x86_vaes_vpclmul::Engine::new(t, key)),
+        }
+    }
+
+    fn ghash_padded(&self, acc: &mut u128, data: &[u8]) {
+        on_engine!(self, e => e.ghash_padded(acc, data))
+    }
+
+    fn seal(&self, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+        on_engine!(self, e => e.seal(j0, aad, buf))
+    }
+
+    fn tag(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
+        on_engine!(self, e => e.tag(j0, aad, ct))
+    }
+
+    fn ctr(&self, ctr: &mut [u8; 16], buf: &mut [u8]) {
+        on_engine!(self, e => e.ctr(ctr, buf))
+    }
+
+    fn tag_short(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> ([u8; 16], [[u8; 16]; 8]) {
+        on_engine!(self, e => e.tag_short(j0, aad, ct))
+    }
+}
+
+/// Messages up to this length are opened with one AES batch that yields
+/// the tag mask and the keystream together (`tag_short`).
+pub(crate) const SHORT_MAX: usize = 112;
+
+/// The GHASH input's last block: bit lengths of AAD and message.
+pub(crate) fn lengths_block(aad_len: usize, msg_len: usize) -> [u8; 16] {
+    let mut b = [0u8; 16];
+    b[..8].copy_from_slice(&(aad_len as u64 * 8).to_be_bytes());
+    b[8..].copy_from_slice(&(msg_len as u64 * 8).to_be_bytes());
+    b
+}
+
+/// The key-size-independent cipher under `Aes128Gcm`, `Aes192Gcm` and
+/// `Aes256Gcm`.
+struct Gcm {
+    engine: Engine,
+    backend: Backend,
+    nonce_len: NonceLen,
+    tag_len: usize,
+}
+
+/// Adds `n` to the big-endian 32-bit counter in the last word (inc32).
+fn inc32(block: &mut [u8; 16], n: u32) {
+    let c = u32::from_be_bytes([block[12], block[13], block[14], block[15]]).wrapping_add(n);
+    block[12..].copy_from_slice(&c.to_be_bytes());
+}
+
+/// Equality in time independent of where the inputs differ.
+fn ct_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let diff = a.iter().zip(b).fold(0u8, |d, (x, y)| d | (x ^ y));
+    // Keep the compiler from turning the fold into an early exit.
+    core::hint::black_box(diff) == 0
+}
+
+impl Gcm {
+    fn new(kernel: Kernel, backend: Backend, key: &[u8]) -> Gcm {
+        Gcm {
+            engine: Engine::new(kernel, key),
+            backend,
+            nonce_len: NonceLen::Standard,
+            tag_len: TAG_LEN,
+        }
+    }
+
+    /// J0 from the nonce (SP 800-38D section 7.1, step 2).
+    fn j0(&self, nonce: &[u8]) -> Result<[u8; 16], Error> {
+        let mut j0 = [0u8; 16];
+        if nonce.len() == NONCE_LEN {
+            j0[..NONCE_LEN].copy_from_slice(nonce);
+            j0[15] = 1;
+            return Ok(j0);
+        }
+        if self.nonce_len == NonceLen::Standard || nonce.is_empty() || nonce.len() as u64 > A_MAX {
+            return Err(Error::NonceLength { got: nonce.len() });
+        }
+        let mut acc = 0u128;
+        self.engine.ghash_padded(&mut acc, nonce);
+        let mut len_block = [0u8; 16];
+        len_block[8..].copy_from_slice(&(nonce.len() as u64 * 8).to_be_bytes());
+        self.engine.ghash_padded(&mut acc, &len_block);
+        Ok(acc.to_be_bytes())
+    }
+
+    fn check_lengths(aad: &[u8], msg: &[u8]) -> Result<(), Error> {
+        if aad.len() as u64 > A_MAX {
+            return Err(Error::AadTooLong);
+        }
+        if msg.len() as u64 > P_MAX {
+            return Err(Error::MessageTooLong);
+        }
+        Ok(())
+    }
+
+    fn seal(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<Tag, Error> {
+        Self::check_lengths(aad, buf)?;
+        let j0 = self.j0(nonce)?;
+        let full = self.engine.seal(&j0, aad, buf);
+        // Fixed-length masking rather than a variable-length copy.
+        let n = self.tag_len;
+        let bytes = core::array::from_fn(|i| if i < n { full[i] } else { 0 });
+        Ok(Tag {
+            bytes,
+            len: n as u8,
+        })
+    }
+
+    fn open(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &[u8]) -> Result<(), Error> {
+        // Too long to be a GCM message: refused before a byte is touched
+        // (wiping up to 2^64 bytes would be no service to anyone).
+        Self::check_lengths(aad, buf)?;
+        let checked = if tag.len() == self.tag_len {
+            self.j0(nonce)
+        } else {
+            Err(Error::TagLength { got: tag.len() })
+        };
+        let j0 = match checked {
+            Ok(j0) => j0,
+            Err(e) => {
+                buf.fill(0);
+                return Err(e);
+            }
+        };
+        // Authenticate first: nothing is decrypted unless the tag matches.
+        if buf.len() <= SHORT_MAX {
+            let (want, mut ks) = self.engine.tag_short(&j0, aad, buf);
+            let ok = ct_eq(&want[..self.tag_len], tag);
+            if ok {
+                buf.iter_mut()
+                    .zip(ks.as_flattened())
+                    .for_each(|(b, k)| *b ^= k);
+            } else {
+                buf.fill(0);
+            }
+            zeroize::Zeroize::zeroize(ks.as_flattened_mut());
+            return if ok {
+                Ok(())
+            } else {
+                Err(Error::Authentication)
+            };
+        }
+        let want = self.engine.tag(&j0, aad, buf);
+        if !ct_eq(&want[..self.tag_len], tag) {
+            buf.fill(0);
+            return Err(Error::Authentication);
+        }
+        let mut ctr = j0;
+        inc32(&mut ctr, 1);
+        self.engine.ctr(&mut ctr, buf);
+        Ok(())
+    }
+}
+
+macro_rules! define_gcm {
+    ($name:ident, $key_len:literal, $bits:literal) => {
+        #[doc = concat!("AES-", $bits, "-GCM. See the [module docs](self).")]
+        pub struct $name {
+            inner: Gcm,
+        }
+
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct(stringify!($name))
+                    .field("backend", &self.inner.backend)
+                    .field("nonce_len", &self.inner.nonce_len)
+                    .field("tag_len", &self.inner.tag_len)
+                    .finish_non_exhaustive()
+            }
+        }
+
+        impl $name {
+            /// Key length in bytes.
+            pub const KEY_LEN: usize = $key_len;
+
+            /// A cipher with the fastest backend this CPU runs, 96-bit
+            /// nonces and 16-byte tags.
+            pub fn new(key: &[u8; $key_len]) -> $name {
+                let backend = Backend::fastest();
+                let kernel = probe(backend).unwrap_or(Kernel::Portable);
+                $name { inner: Gcm::new(kernel, backend, key) }
+            }
+
+            /// A cipher using `backend`, or [`Unsupported`](crate::Unsupported)
+            /// if this CPU (or build) cannot run it.
+            pub fn with_backend(backend: Backend, key: &[u8; $key_len]) -> Result<$name, crate::Unsupported> {
+                Ok($name { inner: Gcm::new(backend.kernel()?, backend, key) })
+            }
+
+            /// The same cipher, accepting other nonce lengths or producing
+            /// shorter tags. `tag_len` must be 12..=16, or 8 or 4 (SP 800-38D
+            /// section 5.2.1.2 and Appendix C: only for protocols that bound
+            /// the number of forgery attempts).
+            ///
+            /// ```
+            #[doc = concat!("use fastcrypt::aes_gcm::{", stringify!($name), ", NonceLen};")]
+            #[doc = concat!("let gcm = ", stringify!($name), "::new(&[1; ", stringify!($key_len), "]).with_params(NonceLen::Any, 12).unwrap();")]
+            /// let mut msg = *b"hi";
+            /// let tag = gcm.seal_in_place_detached(&[9; 60], b"", &mut msg).unwrap();
+            /// assert_eq!(tag.as_ref().len(), 12);
+            /// ```
+            pub fn with_params(mut self, nonce_len: NonceLen, tag_len: usize) -> Result<$name, Error> {
+                if !matches!(tag_len, 4 | 8 | 12..=16) {
+                    return Err(Error::TagLength { got: tag_len });
+                }
+                self.inner.nonce_len = nonce_len;
+                self.inner.tag_len = tag_len;
+                Ok(self)
+            }
+
+            /// The backend this cipher uses.
+            pub fn backend(&self) -> Backend {
+                self.inner.backend
+            }
+
+            /// Encrypts `buf` in place and returns the tag.
+            pub fn seal_in_place_detached(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<Tag, Error> {
+                self.inner.seal(nonce, aad, buf)
+            }
+
+            /// Checks `tag` over `aad` and the ciphertext in `buf`, then
+            /// decrypts `buf` in place. On an authentication, nonce-length or
+            /// tag-length error `buf` is zeroed; an over-long input is refused
+            /// untouched. No plaintext is ever left behind.
+            pub fn open_in_place_detached(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &[u8]) -> Result<(), Error> {
+                self.inner.open(nonce, aad, buf, tag)
+            }
+
+            /// Returns ciphertext followed by the tag.
+            pub fn seal(&self, nonce: &[u8], aad: &[u8], plaintext: &[u8]) -> Result<alloc::vec::Vec<u8>, Error> {
+                let mut out = alloc::vec::Vec::with_capacity(plaintext.len() + self.inner.tag_len);
+                out.extend_from_slice(plaintext);
+                let tag = self.inner.seal(nonce, aad, &mut out)?;
+                out.extend_from_slice(tag.as_ref());
+                Ok(out)
+            }
+
+            /// Takes ciphertext followed by the tag; returns the plaintext
+            /// only if the tag is right.
+            pub fn open(&self, nonce: &[u8], aad: &[u8], sealed: &[u8]) -> Result<alloc::vec::Vec<u8>, Error> {
+                let n = sealed.len().checked_sub(self.inner.tag_len).ok_or(Error::TagLength { got: sealed.len() })?;
+                let (ct, tag) = sealed.split_at(n);
+                let mut out = ct.to_vec();
+                self.inner.open(nonce, aad, &mut out, tag)?;
+                Ok(out)
+            }
+        }
+    };
+}
+
+define_gcm!(Aes128Gcm, 16, "128");
+define_gcm!(Aes192Gcm, 24, "192");
+define_gcm!(Aes256Gcm, 32, "256");

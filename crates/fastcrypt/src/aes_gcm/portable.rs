@@ -1,0 +1,149 @@
+//! The portable AES-GCM engine: the RustCrypto `aes` crate for the block
+//! cipher and fastcrypt's constant-time portable GHASH, interleaved over
+//! 4 KiB chunks so the ciphertext is hashed while it is still in L1.
+//!
+//! Every engine offers the same operations:
+//! - `encrypt_block`: one AES block;
+//! - `ghash_padded(acc, data)`: absorbs `data`, zero-padding a final
+//!   partial block, into the POLYVAL-form accumulator (see `crate::ghash`);
+//!   used to derive J0 from a nonce that is not 96 bits;
+//! - `seal(j0, aad, buf) -> tag`: CTR-encrypts `buf` from inc32(J0),
+//!   hashes AAD, ciphertext and lengths, returns the full 16-byte tag;
+//! - `tag(j0, aad, ct) -> tag`: the same tag without encrypting (open's
+//!   first pass);
+//! - `ctr(ctr, buf)`: CTR only (open's second pass), advancing `ctr`.
+
+use crate::ghash::portable as gh;
+use aes::cipher::{array::Array, BlockCipherEncrypt, KeyInit};
+
+enum Cipher {
+    A128(aes::Aes128),
+    A192(aes::Aes192),
+    A256(aes::Aes256),
+}
+
+pub(super) struct Engine {
+    aes: Cipher,
+    hkey: gh::Key,
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        // The `aes` ciphers zeroize themselves (its `zeroize` feature).
+        self.hkey.zeroize();
+    }
+}
+
+/// Blocks per chunk: 4 KiB of keystream, well inside L1.
+const CHUNK_BLOCKS: usize = 256;
+
+impl Engine {
+    pub(super) fn new(key: &[u8]) -> Engine {
+        let aes = match key.len() {
+            16 => Cipher::A128(aes::Aes128::new(&Array::try_from(key).expect("16 bytes"))),
+            24 => Cipher::A192(aes::Aes192::new(&Array::try_from(key).expect("24 bytes"))),
+            _ => Cipher::A256(aes::Aes256::new(&Array::try_from(key).expect("32 bytes"))),
+        };
+        let mut e = Engine {
+            aes,
+            hkey: gh::Key::new(&[0; 16]),
+        };
+        let mut h = [0u8; 16];
+        e.encrypt_block(&mut h);
+        e.hkey = gh::Key::new(&h);
+        zeroize::Zeroize::zeroize(&mut h);
+        e
+    }
+
+    fn encrypt_blocks(&self, blocks: &mut [[u8; 16]]) {
+        let blocks = Array::cast_slice_from_core_mut(blocks);
+        match &self.aes {
+            Cipher::A128(c) => c.encrypt_blocks(blocks),
+            Cipher::A192(c) => c.encrypt_blocks(blocks),
+            Cipher::A256(c) => c.encrypt_blocks(blocks),
+        }
+    }
+
+    pub(super) fn encrypt_block(&self, block: &mut [u8; 16]) {
+        self.encrypt_blocks(core::slice::from_mut(block));
+    }
+
+    pub(super) fn ghash_padded(&self, acc: &mut u128, data: &[u8]) {
+        let whole = data.len() / 16 * 16;
+        if whole > 0 {
+            gh::update(&self.hkey, acc, &data[..whole]);
+        }
+        if whole < data.len() {
+            let mut last = [0u8; 16];
+            last[..data.len() - whole].copy_from_slice(&data[whole..]);
+            gh::update(&self.hkey, acc, &last);
+        }
+    }
+
+    /// XORs the keystream into one chunk of at most `CHUNK_BLOCKS` blocks.
+    fn ctr_chunk(&self, ctr: &mut [u8; 16], ks: &mut [[u8; 16]; CHUNK_BLOCKS], chunk: &mut [u8]) {
+        let n = chunk.len().div_ceil(16);
+        for k in ks[..n].iter_mut() {
+            *k = *ctr;
+            super::inc32(ctr, 1);
+        }
+        self.encrypt_blocks(&mut ks[..n]);
+        for (c, k) in chunk.iter_mut().zip(ks.as_flattened()) {
+            *c ^= k;
+        }
+    }
+
+    /// GHASH value S and E(K, J0) turned into the tag.
+    fn finish(&self, mut acc: u128, j0: &[u8; 16], aad_len: usize, msg_len: usize) -> [u8; 16] {
+        self.ghash_padded(&mut acc, &super::lengths_block(aad_len, msg_len));
+        let mut ek = *j0;
+        self.encrypt_block(&mut ek);
+        let s = acc.to_be_bytes();
+        core::array::from_fn(|i| s[i] ^ ek[i])
+    }
+
+    pub(super) fn seal(&self, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+        let mut acc = 0u128;
+        self.ghash_padded(&mut acc, aad);
+        let mut ctr = *j0;
+        super::inc32(&mut ctr, 1);
+        let mut ks = [[0u8; 16]; CHUNK_BLOCKS];
+        for chunk in buf.chunks_mut(CHUNK_BLOCKS * 16) {
+            self.ctr_chunk(&mut ctr, &mut ks, chunk);
+            self.ghash_padded(&mut acc, chunk);
+        }
+        zeroize::Zeroize::zeroize(ks.as_flattened_mut());
+        self.finish(acc, j0, aad.len(), buf.len())
+    }
+
+    pub(super) fn tag(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
+        let mut acc = 0u128;
+        self.ghash_padded(&mut acc, aad);
+        self.ghash_padded(&mut acc, ct);
+        self.finish(acc, j0, aad.len(), ct.len())
+    }
+
+    pub(super) fn tag_short(
+        &self,
+        j0: &[u8; 16],
+        aad: &[u8],
+        ct: &[u8],
+    ) -> ([u8; 16], [[u8; 16]; 8]) {
+        let mut ks = [[0u8; 16]; 8];
+        let mut ctr = *j0;
+        for k in ks.iter_mut() {
+            super::inc32(&mut ctr, 1);
+            *k = ctr;
+        }
+        self.encrypt_blocks(&mut ks);
+        (self.tag(j0, aad, ct), ks)
+    }
+
+    pub(super) fn ctr(&self, ctr: &mut [u8; 16], buf: &mut [u8]) {
+        let mut ks = [[0u8; 16]; CHUNK_BLOCKS];
+        for chunk in buf.chunks_mut(CHUNK_BLOCKS * 16) {
+            self.ctr_chunk(ctr, &mut ks, chunk);
+        }
+        zeroize::Zeroize::zeroize(ks.as_flattened_mut());
+    }
+}

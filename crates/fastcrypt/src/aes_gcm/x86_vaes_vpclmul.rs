@@ -1,0 +1,272 @@
+//! AES-GCM with VAES and VPCLMULQDQ on 256-bit registers (AVX2 state only,
+//! no AVX-512): two blocks per instruction, 16 blocks per iteration.
+//!
+//! Same structure as the 128-bit kernel: AES of counter blocks n..n+15
+//! overlapped with GHASH of ciphertext blocks n-16..n-1 (one reduction per
+//! 16 blocks, H^16..H^1 precomputed). The last < 16 blocks go through the
+//! 128-bit bodies of `x86_aesni_pclmul`, which this token also proves.
+
+#[cfg(target_arch = "x86")]
+use core::arch::x86::*;
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::*;
+
+use super::x86_aesni_pclmul as narrow;
+use crate::aes::x86_aesni as ni;
+use crate::aes::RoundKeys;
+use crate::cpu::VaesToken;
+use crate::ghash::x86_pclmul::{self as clm, ClmulKey};
+use crate::ghash::x86_vpclmul as vclm;
+
+pub(super) struct Engine {
+    t: VaesToken,
+    rk: RoundKeys,
+    hk: ClmulKey,
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        // `rk` zeroizes itself.
+        self.hk.zeroize();
+    }
+}
+
+impl Engine {
+    pub(super) fn new(t: VaesToken, key: &[u8]) -> Engine {
+        let rk = ni::expand(t, key);
+        let mut h = [0u8; 16];
+        narrow::encrypt_block(t, &rk, &mut h);
+        let hk = ClmulKey::new(t, &h);
+        zeroize::Zeroize::zeroize(&mut h);
+        Engine { t, rk, hk }
+    }
+
+    pub(super) fn ghash_padded(&self, acc: &mut u128, data: &[u8]) {
+        let whole = data.len() / 16 * 16;
+        if whole > 0 {
+            vclm::update(self.t, &self.hk, acc, &data[..whole]);
+        }
+        narrow::ghash_padded(self.t, &self.hk, acc, &data[whole..]);
+    }
+
+    pub(super) fn seal(&self, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+        // SAFETY: the token proves VAES, VPCLMULQDQ, AVX2 with OS-saved YMM
+        // state, AES-NI, PCLMULQDQ, SSSE3 and SSE4.1.
+        unsafe { seal_k(self.t, &self.rk, &self.hk, j0, aad, buf) }
+    }
+
+    pub(super) fn tag(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
+        narrow::tag(self.t, &self.rk, &self.hk, j0, aad, ct, |acc, blocks| {
+            // The 256-bit kernel's setup pays off from a few hundred bytes on.
+            if blocks.len() >= 512 {
+                vclm::update(self.t, &self.hk, acc, blocks)
+            } else {
+                clm::update(self.t, &self.hk, acc, blocks)
+            }
+        })
+    }
+
+    pub(super) fn tag_short(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> ([u8; 16], [[u8; 16]; 8]) {
+        narrow::tag_short(self.t, &self.rk, &self.hk, j0, aad, ct)
+    }
+
+    pub(super) fn ctr(&self, ctr: &mut [u8; 16], buf: &mut [u8]) {
+        // SAFETY: as in `seal`.
+        unsafe { ctr_k(self.t, &self.rk, ctr, buf) }
+    }
+}
+
+/// Round keys broadcast to both lanes.
+#[inline(always)]
+fn wide_keys(_t: VaesToken, keys: &[__m128i; 15]) -> [__m256i; 15] {
+    // SAFETY: the token proves AVX2.
+    #[allow(unused_unsafe)]
+    unsafe {
+        // No closures in these helpers: a closure does not inherit the
+        // caller's target features, so its intrinsics would become calls.
+        let mut out = [_mm256_setzero_si256(); 15];
+        for (o, k) in out.iter_mut().zip(keys) {
+            *o = _mm256_broadcastsi128_si256(*k);
+        }
+        out
+    }
+}
+
+/// 16 counter blocks as 8 pairs (block 2i in the low lane), round key 0
+/// XORed in; `y` (byte-reversed counter) advances by 16.
+#[inline(always)]
+fn counters16(_t: VaesToken, y: &mut __m128i, k0: __m256i) -> [__m256i; 8] {
+    // SAFETY: the token proves AVX2 and SSE2.
+    #[allow(unused_unsafe)]
+    unsafe {
+        let m = _mm256_set_epi8(
+            0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, //
+            0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+        );
+        let base = _mm256_broadcastsi128_si256(*y);
+        let mut out = [_mm256_setzero_si256(); 8];
+        for (i, o) in out.iter_mut().enumerate() {
+            let inc = _mm256_set_epi32(0, 0, 0, 2 * i as i32 + 1, 0, 0, 0, 2 * i as i32);
+            *o = _mm256_xor_si256(_mm256_shuffle_epi8(_mm256_add_epi32(base, inc), m), k0);
+        }
+        *y = _mm_add_epi32(*y, _mm_set_epi32(0, 0, 0, 16));
+        out
+    }
+}
+
+#[inline(always)]
+fn rounds16(_t: VaesToken, keys: &[__m256i; 15], nr: usize, b: &mut [__m256i; 8]) {
+    // SAFETY: the token proves VAES and AVX2.
+    #[allow(unused_unsafe)]
+    unsafe {
+        for k in &keys[1..nr] {
+            for x in b.iter_mut() {
+                *x = _mm256_aesenc_epi128(*x, *k);
+            }
+        }
+        for x in b.iter_mut() {
+            *x = _mm256_aesenclast_epi128(*x, keys[nr]);
+        }
+    }
+}
+
+#[inline(always)]
+fn xor_store16(_t: VaesToken, io: &mut [u8], ks: &[__m256i; 8]) -> [__m256i; 8] {
+    assert!(io.len() >= 256);
+    let p = io.as_mut_ptr();
+    // SAFETY: `io` has at least 256 bytes (checked above); unaligned loads
+    // and stores; the token proves AVX2.
+    unsafe {
+        let mut out = [_mm256_setzero_si256(); 8];
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = _mm256_xor_si256(_mm256_loadu_si256(p.add(32 * i).cast()), ks[i]);
+            _mm256_storeu_si256(p.add(32 * i).cast(), *o);
+        }
+        out
+    }
+}
+
+/// AES on `P` pairs of blocks held in memory, in place.
+#[inline(always)]
+fn aes_pairs<const P: usize>(_t: VaesToken, wk: &[__m256i; 15], nr: usize, blocks: &mut [[u8; 16]]) {
+    assert!(blocks.len() >= 2 * P);
+    let p = blocks.as_mut_ptr();
+    // SAFETY: `blocks` holds at least 2 * P blocks of 16 bytes (checked
+    // above), so each 32-byte load and store is in bounds; unaligned; the
+    // token proves VAES and AVX2.
+    unsafe {
+        let mut b = [_mm256_setzero_si256(); P];
+        for (i, x) in b.iter_mut().enumerate() {
+            *x = _mm256_xor_si256(_mm256_loadu_si256(p.add(2 * i).cast()), wk[0]);
+        }
+        for k in &wk[1..nr] {
+            for x in b.iter_mut() {
+                *x = _mm256_aesenc_epi128(*x, *k);
+            }
+        }
+        for (i, x) in b.iter().enumerate() {
+            _mm256_storeu_si256(p.add(2 * i).cast(), _mm256_aesenclast_epi128(*x, wk[nr]));
+        }
+    }
+}
+
+/// The last < 128 bytes of a seal and the tag, as in
+/// `x86_aesni_pclmul::seal_final`, but two blocks per AES instruction: the
+/// counter blocks and J0 are laid out in memory and encrypted as 2, 4 or 5
+/// pairs, so a 64-byte message costs 20 VAES instructions, not 80.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn seal_final_wide(
+    t: VaesToken,
+    wk: &[__m256i; 15],
+    nr: usize,
+    hk: &ClmulKey,
+    y: __m128i,
+    a: __m128i,
+    j0: &[u8; 16],
+    lengths: [u8; 16],
+    rem: &mut [u8],
+) -> [u8; 16] {
+    debug_assert!(rem.len() < 128);
+    let nb = rem.len().div_ceil(16);
+    // The byte-reversed counter register holds the 32-bit counter in dword 0.
+    // SAFETY: the token proves SSE2.
+    let c = unsafe { _mm_cvtsi128_si32(y) } as u32;
+    let mut ks = [[0u8; 16]; 10];
+    for (i, b) in ks[..nb].iter_mut().enumerate() {
+        b[..12].copy_from_slice(&j0[..12]);
+        b[12..].copy_from_slice(&c.wrapping_add(i as u32).to_be_bytes());
+    }
+    ks[nb] = *j0;
+    match nb + 1 {
+        0..=4 => aes_pairs::<2>(t, wk, nr, &mut ks),
+        5..=8 => aes_pairs::<4>(t, wk, nr, &mut ks),
+        _ => aes_pairs::<5>(t, wk, nr, &mut ks),
+    }
+    let mut tmp_blocks = [[0u8; 16]; 9];
+    let tmp = tmp_blocks.as_flattened_mut();
+    tmp[..rem.len()].copy_from_slice(rem);
+    for (x, k) in tmp[..rem.len()].iter_mut().zip(ks.as_flattened()) {
+        *x ^= k;
+    }
+    rem.copy_from_slice(&tmp[..rem.len()]);
+    tmp[nb * 16..nb * 16 + 16].copy_from_slice(&lengths);
+    let mut acc = 0u128;
+    clm::store_acc(t, a, &mut acc);
+    clm::update(t, hk, &mut acc, &tmp[..nb * 16 + 16]);
+    let s = acc.to_be_bytes();
+    let tag = core::array::from_fn(|i| s[i] ^ ks[nb][i]);
+    narrow::wipe(t, &mut tmp_blocks);
+    narrow::wipe(t, &mut ks);
+    tag
+}
+
+#[target_feature(enable = "vaes,vpclmulqdq,avx2,aes,pclmulqdq,ssse3,sse4.1")]
+unsafe fn seal_k(t: VaesToken, rk: &RoundKeys, hk: &ClmulKey, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+    let keys = ni::load_keys(t, rk);
+    let wk = wide_keys(t, &keys);
+    let nr = rk.rounds;
+    let mut acc = 0u128;
+    let whole = aad.len() / 16 * 16;
+    if whole > 0 {
+        vclm::update(t, hk, &mut acc, &aad[..whole]);
+    }
+    narrow::ghash_padded(t, hk, &mut acc, &aad[whole..]);
+    let mut a = clm::load_acc(t, &acc);
+    let mut y = narrow::ctr_load(t, j0);
+    y = _mm_add_epi32(y, _mm_set_epi32(0, 0, 0, 1));
+    let lengths = super::lengths_block(aad.len(), buf.len());
+    let mut chunks = buf.chunks_exact_mut(256);
+    if let Some(first) = chunks.next() {
+        let mut b = counters16(t, &mut y, wk[0]);
+        rounds16(t, &wk, nr, &mut b);
+        let mut pending = xor_store16(t, first, &b);
+        for chunk in &mut chunks {
+            let mut b = counters16(t, &mut y, wk[0]);
+            // GHASH of the previous 16 ciphertext blocks overlaps this AES.
+            a = vclm::fold16(t, hk, a, &pending);
+            rounds16(t, &wk, nr, &mut b);
+            pending = xor_store16(t, chunk, &b);
+        }
+        a = vclm::fold16(t, hk, a, &pending);
+    }
+    let rem = narrow::seal_chunks8(t, &keys, nr, hk, &mut y, &mut a, chunks.into_remainder());
+    seal_final_wide(t, &wk, nr, hk, y, a, j0, lengths, rem)
+}
+
+#[target_feature(enable = "vaes,avx2,aes,ssse3,sse4.1")]
+unsafe fn ctr_k(t: VaesToken, rk: &RoundKeys, ctr: &mut [u8; 16], buf: &mut [u8]) {
+    let keys = ni::load_keys(t, rk);
+    let wk = wide_keys(t, &keys);
+    let nr = rk.rounds;
+    let mut y = narrow::ctr_load(t, ctr);
+    let mut chunks = buf.chunks_exact_mut(256);
+    for chunk in &mut chunks {
+        let mut b = counters16(t, &mut y, wk[0]);
+        rounds16(t, &wk, nr, &mut b);
+        xor_store16(t, chunk, &b);
+    }
+    let rem = narrow::ctr_chunks8(t, &keys, nr, &mut y, chunks.into_remainder());
+    narrow::ctr_tail(t, &keys, nr, &mut y, rem);
+    narrow::ctr_store(t, y, ctr);
+}

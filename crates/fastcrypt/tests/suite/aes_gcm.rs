@@ -1,0 +1,672 @@
+//! AES-GCM: NIST CAVP (encrypt and decrypt, all key sizes, IV and tag
+//! lengths, FAIL cases), Wycheproof, the GCM specification's test cases,
+//! OpenSSL and RustCrypto differentials, error paths, the 32-bit counter
+//! wrap, and the `aead` traits. Every test runs on every backend.
+
+use super::common::{check_eq, per_backend, read_testdata, rng, TestResult};
+use fastcrypt::aes_gcm::{Aes128Gcm, Aes192Gcm, Aes256Gcm, Backend, Error, NonceLen};
+use libtest_mimic::Trial;
+use rand::Rng;
+use std::collections::HashMap;
+
+/// One cipher of any key size, so tests can loop over key sizes.
+enum Gcm {
+    A128(Aes128Gcm),
+    A192(Aes192Gcm),
+    A256(Aes256Gcm),
+}
+
+macro_rules! each {
+    ($g:expr, $c:ident => $e:expr) => {
+        match $g {
+            Gcm::A128($c) => $e,
+            Gcm::A192($c) => $e,
+            Gcm::A256($c) => $e,
+        }
+    };
+}
+
+impl Gcm {
+    fn new(b: Backend, key: &[u8]) -> Gcm {
+        const AVAILABLE: &str = "registered only when available";
+        match key.len() {
+            16 => Gcm::A128(Aes128Gcm::with_backend(b, key.try_into().unwrap()).expect(AVAILABLE)),
+            24 => Gcm::A192(Aes192Gcm::with_backend(b, key.try_into().unwrap()).expect(AVAILABLE)),
+            32 => Gcm::A256(Aes256Gcm::with_backend(b, key.try_into().unwrap()).expect(AVAILABLE)),
+            n => panic!("bad AES key length {n}"),
+        }
+    }
+    fn params(self, nonce: NonceLen, tag: usize) -> Result<Gcm, Error> {
+        Ok(match self {
+            Gcm::A128(c) => Gcm::A128(c.with_params(nonce, tag)?),
+            Gcm::A192(c) => Gcm::A192(c.with_params(nonce, tag)?),
+            Gcm::A256(c) => Gcm::A256(c.with_params(nonce, tag)?),
+        })
+    }
+    fn seal(&self, n: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<Vec<u8>, Error> {
+        each!(self, c => c.seal_in_place_detached(n, aad, buf).map(|t| t.as_ref().to_vec()))
+    }
+    fn open(&self, n: &[u8], aad: &[u8], buf: &mut [u8], tag: &[u8]) -> Result<(), Error> {
+        each!(self, c => c.open_in_place_detached(n, aad, buf, tag))
+    }
+    fn seal_vec(&self, n: &[u8], aad: &[u8], pt: &[u8]) -> Result<Vec<u8>, Error> {
+        each!(self, c => c.seal(n, aad, pt))
+    }
+    fn open_vec(&self, n: &[u8], aad: &[u8], sealed: &[u8]) -> Result<Vec<u8>, Error> {
+        each!(self, c => c.open(n, aad, sealed))
+    }
+}
+
+fn add(trials: &mut Vec<Trial>, name: &str, test: fn(Backend) -> TestResult) {
+    per_backend(
+        trials,
+        name,
+        Backend::ALL,
+        |b| Aes128Gcm::with_backend(b, &[0; 16]).map(drop),
+        test,
+    );
+}
+
+pub fn register(trials: &mut Vec<Trial>) {
+    add(trials, "aes_gcm_nist_encrypt_128", |b| {
+        nist_encrypt(b, "aes_gcm/gcmEncryptExtIV128.rsp")
+    });
+    add(trials, "aes_gcm_nist_encrypt_192", |b| {
+        nist_encrypt(b, "aes_gcm/gcmEncryptExtIV192.rsp")
+    });
+    add(trials, "aes_gcm_nist_encrypt_256", |b| {
+        nist_encrypt(b, "aes_gcm/gcmEncryptExtIV256.rsp")
+    });
+    add(trials, "aes_gcm_nist_decrypt_128", |b| {
+        nist_decrypt(b, "aes_gcm/gcmDecrypt128.rsp")
+    });
+    add(trials, "aes_gcm_nist_decrypt_192", |b| {
+        nist_decrypt(b, "aes_gcm/gcmDecrypt192.rsp")
+    });
+    add(trials, "aes_gcm_nist_decrypt_256", |b| {
+        nist_decrypt(b, "aes_gcm/gcmDecrypt256.rsp")
+    });
+    add(trials, "aes_gcm_wycheproof", wycheproof);
+    add(trials, "aes_gcm_spec_cases", spec_cases);
+    add(trials, "aes_gcm_vs_openssl", vs_openssl);
+    add(trials, "aes_gcm_vs_rustcrypto", vs_rustcrypto);
+    add(trials, "aes_gcm_vs_portable_lengths", vs_portable_lengths);
+    add(trials, "aes_gcm_errors_leave_no_plaintext", errors);
+    add(trials, "aes_gcm_counter_wrap", counter_wrap);
+    add(trials, "aes_gcm_aead_traits", aead_traits);
+    trials.push(Trial::test("aes_gcm_backend_api", backend_api));
+}
+
+/// Records of a CAVP GCM `.rsp` file: key/value maps, plus `FAIL`.
+fn parse_rsp(text: &str) -> Vec<HashMap<String, String>> {
+    let mut out = Vec::new();
+    let mut cur: Option<HashMap<String, String>> = None;
+    for line in text.lines().map(str::trim) {
+        if line.starts_with("Count = ") {
+            out.extend(cur.take());
+            cur = Some(HashMap::new());
+        } else if let Some(c) = cur.as_mut() {
+            if line == "FAIL" {
+                c.insert("FAIL".into(), String::new());
+            } else if let Some((k, v)) = line.split_once(" =") {
+                c.insert(k.trim().into(), v.trim().into());
+            }
+        }
+    }
+    out.extend(cur);
+    out
+}
+
+fn field(rec: &HashMap<String, String>, k: &str) -> Result<Vec<u8>, String> {
+    hex::decode(rec.get(k).ok_or(format!("record without {k}"))?).map_err(|e| format!("{k}: {e}"))
+}
+
+fn nist_encrypt(b: Backend, file: &str) -> TestResult {
+    let recs = parse_rsp(&read_testdata(file)?);
+    if recs.len() != 7875 {
+        return Err(format!("{file}: {} records, expected 7875", recs.len()).into());
+    }
+    for (i, r) in recs.iter().enumerate() {
+        let (key, iv, pt, aad, ct, tag) = (
+            field(r, "Key")?,
+            field(r, "IV")?,
+            field(r, "PT")?,
+            field(r, "AAD")?,
+            field(r, "CT")?,
+            field(r, "Tag")?,
+        );
+        let g = Gcm::new(b, &key)
+            .params(NonceLen::Any, tag.len())
+            .map_err(|e| format!("record {i}: {e}"))?;
+        let mut buf = pt.clone();
+        let got = g
+            .seal(&iv, &aad, &mut buf)
+            .map_err(|e| format!("record {i}: {e}"))?;
+        check_eq(&format!("{file} record {i} ct"), &buf, &ct)?;
+        check_eq(&format!("{file} record {i} tag"), &got, &tag)?;
+        g.open(&iv, &aad, &mut buf, &tag)
+            .map_err(|e| format!("{file} record {i} reopen: {e}"))?;
+        check_eq(&format!("{file} record {i} reopen"), &buf, &pt)?;
+    }
+    Ok(())
+}
+
+fn nist_decrypt(b: Backend, file: &str) -> TestResult {
+    let recs = parse_rsp(&read_testdata(file)?);
+    let fails = recs.iter().filter(|r| r.contains_key("FAIL")).count();
+    if recs.len() != 7875 || fails == 0 {
+        return Err(format!(
+            "{file}: {} records ({fails} FAIL), expected 7875 with FAIL cases",
+            recs.len()
+        )
+        .into());
+    }
+    for (i, r) in recs.iter().enumerate() {
+        let (key, iv, ct, aad, tag) = (
+            field(r, "Key")?,
+            field(r, "IV")?,
+            field(r, "CT")?,
+            field(r, "AAD")?,
+            field(r, "Tag")?,
+        );
+        let g = Gcm::new(b, &key)
+            .params(NonceLen::Any, tag.len())
+            .map_err(|e| format!("record {i}: {e}"))?;
+        let mut buf = ct.clone();
+        let res = g.open(&iv, &aad, &mut buf, &tag);
+        if r.contains_key("FAIL") {
+            if res != Err(Error::Authentication) {
+                return Err(format!("{file} record {i}: FAIL case gave {res:?}").into());
+            }
+            if buf.iter().any(|&x| x != 0) {
+                return Err(format!("{file} record {i}: buffer not wiped after failure").into());
+            }
+        } else {
+            res.map_err(|e| format!("{file} record {i}: {e}"))?;
+            check_eq(&format!("{file} record {i} pt"), &buf, &field(r, "PT")?)?;
+        }
+    }
+    Ok(())
+}
+
+fn wycheproof(b: Backend) -> TestResult {
+    use wycheproof::{aead::TestName, aead::TestSet, TestResult as W};
+    let set = TestSet::load(TestName::AesGcm).map_err(|e| format!("{e:?}"))?;
+    let (mut valid, mut invalid) = (0, 0);
+    for group in &set.test_groups {
+        for t in &group.tests {
+            let id = format!("tcId {} ({})", t.tc_id, t.comment);
+            let g = match Gcm::new(b, &t.key).params(NonceLen::Any, t.tag.len()) {
+                Ok(g) => g,
+                Err(_) if t.result == W::Invalid => {
+                    invalid += 1;
+                    continue;
+                }
+                Err(e) => return Err(format!("{id}: {e}").into()),
+            };
+            let mut buf = t.pt.to_vec();
+            let sealed = g.seal(&t.nonce, &t.aad, &mut buf);
+            let mut ct = t.ct.to_vec();
+            let opened = g.open(&t.nonce, &t.aad, &mut ct, &t.tag);
+            match t.result {
+                W::Valid | W::Acceptable if opened.is_ok() => {
+                    valid += 1;
+                    check_eq(&format!("{id} open"), &ct, &t.pt)?;
+                    check_eq(&format!("{id} seal ct"), &buf, &t.ct)?;
+                    check_eq(
+                        &format!("{id} seal tag"),
+                        &sealed.map_err(|e| format!("{id}: {e}"))?,
+                        &t.tag,
+                    )?;
+                }
+                W::Valid => return Err(format!("{id}: valid case refused: {opened:?}").into()),
+                _ => {
+                    invalid += 1;
+                    if opened.is_ok() {
+                        return Err(format!("{id}: invalid case accepted").into());
+                    }
+                    if opened == Err(Error::Authentication) && ct.iter().any(|&x| x != 0) {
+                        return Err(format!("{id}: buffer not wiped").into());
+                    }
+                }
+            }
+        }
+    }
+    if valid < 100 || invalid < 50 {
+        return Err(
+            format!("too few Wycheproof cases ran: {valid} valid, {invalid} invalid").into(),
+        );
+    }
+    Ok(())
+}
+
+struct Spec {
+    case: u32,
+    key: &'static str,
+    iv: &'static str,
+    aad: &'static str,
+    pt: &'static str,
+    ct: &'static str,
+    tag: &'static str,
+}
+
+/// D. McGrew and J. Viega, "The Galois/Counter Mode of Operation (GCM)",
+/// revised submission to NIST (2005), Appendix B, Test Cases 1-18
+/// (1-6 AES-128, 7-12 AES-192, 13-18 AES-256; cases 5/11/17 use a 64-bit
+/// IV and 6/12/18 a 480-bit IV).
+#[rustfmt::skip]
+const SPEC: &[Spec] = &[
+    Spec { case: 1, key: "00000000000000000000000000000000", iv: "000000000000000000000000", aad: "", pt: "", ct: "", tag: "58e2fccefa7e3061367f1d57a4e7455a" },
+    Spec { case: 2, key: "00000000000000000000000000000000", iv: "000000000000000000000000", aad: "", pt: "00000000000000000000000000000000", ct: "0388dace60b6a392f328c2b971b2fe78", tag: "ab6e47d42cec13bdf53a67b21257bddf" },
+    Spec { case: 3, key: "feffe9928665731c6d6a8f9467308308", iv: "cafebabefacedbaddecaf888", aad: "", pt: "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b391aafd255", ct: "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091473f5985", tag: "4d5c2af327cd64a62cf35abd2ba6fab4" },
+    Spec { case: 4, key: "feffe9928665731c6d6a8f9467308308", iv: "cafebabefacedbaddecaf888", aad: "feedfacedeadbeeffeedfacedeadbeefabaddad2", pt: "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39", ct: "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091", tag: "5bc94fbc3221a5db94fae95ae7121a47" },
+    Spec { case: 5, key: "feffe9928665731c6d6a8f9467308308", iv: "cafebabefacedbad", aad: "feedfacedeadbeeffeedfacedeadbeefabaddad2", pt: "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39", ct: "61353b4c2806934a777ff51fa22a4755699b2a714fcdc6f83766e5f97b6c742373806900e49f24b22b097544d4896b424989b5e1ebac0f07c23f4598", tag: "3612d2e79e3b0785561be14aaca2fccb" },
+    Spec { case: 6, key: "feffe9928665731c6d6a8f9467308308", iv: "9313225df88406e555909c5aff5269aa6a7a9538534f7da1e4c303d2a318a728c3c0c95156809539fcf0e2429a6b525416aedbf5a0de6a57a637b39b", aad: "feedfacedeadbeeffeedfacedeadbeefabaddad2", pt: "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39", ct: "8ce24998625615b603a033aca13fb894be9112a5c3a211a8ba262a3cca7e2ca701e4a9a4fba43c90ccdcb281d48c7c6fd62875d2aca417034c34aee5", tag: "619cc5aefffe0bfa462af43c1699d050" },
+    Spec { case: 7, key: "000000000000000000000000000000000000000000000000", iv: "000000000000000000000000", aad: "", pt: "", ct: "", tag: "cd33b28ac773f74ba00ed1f312572435" },
+    Spec { case: 8, key: "000000000000000000000000000000000000000000000000", iv: "000000000000000000000000", aad: "", pt: "00000000000000000000000000000000", ct: "98e7247c07f0fe411c267e4384b0f600", tag: "2ff58d80033927ab8ef4d4587514f0fb" },
+    Spec { case: 9, key: "feffe9928665731c6d6a8f9467308308feffe9928665731c", iv: "cafebabefacedbaddecaf888", aad: "", pt: "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b391aafd255", ct: "3980ca0b3c00e841eb06fac4872a2757859e1ceaa6efd984628593b40ca1e19c7d773d00c144c525ac619d18c84a3f4718e2448b2fe324d9ccda2710acade256", tag: "9924a7c8587336bfb118024db8674a14" },
+    Spec { case: 10, key: "feffe9928665731c6d6a8f9467308308feffe9928665731c", iv: "cafebabefacedbaddecaf888", aad: "feedfacedeadbeeffeedfacedeadbeefabaddad2", pt: "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39", ct: "3980ca0b3c00e841eb06fac4872a2757859e1ceaa6efd984628593b40ca1e19c7d773d00c144c525ac619d18c84a3f4718e2448b2fe324d9ccda2710", tag: "2519498e80f1478f37ba55bd6d27618c" },
+    Spec { case: 11, key: "feffe9928665731c6d6a8f9467308308feffe9928665731c", iv: "cafebabefacedbad", aad: "feedfacedeadbeeffeedfacedeadbeefabaddad2", pt: "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39", ct: "0f10f599ae14a154ed24b36e25324db8c566632ef2bbb34f8347280fc4507057fddc29df9a471f75c66541d4d4dad1c9e93a19a58e8b473fa0f062f7", tag: "65dcc57fcf623a24094fcca40d3533f8" },
+    Spec { case: 12, key: "feffe9928665731c6d6a8f9467308308feffe9928665731c", iv: "9313225df88406e555909c5aff5269aa6a7a9538534f7da1e4c303d2a318a728c3c0c95156809539fcf0e2429a6b525416aedbf5a0de6a57a637b39b", aad: "feedfacedeadbeeffeedfacedeadbeefabaddad2", pt: "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39", ct: "d27e88681ce3243c4830165a8fdcf9ff1de9a1d8e6b447ef6ef7b79828666e4581e79012af34ddd9e2f037589b292db3e67c036745fa22e7e9b7373b", tag: "dcf566ff291c25bbb8568fc3d376a6d9" },
+    Spec { case: 13, key: "0000000000000000000000000000000000000000000000000000000000000000", iv: "000000000000000000000000", aad: "", pt: "", ct: "", tag: "530f8afbc74536b9a963b4f1c4cb738b" },
+    Spec { case: 14, key: "0000000000000000000000000000000000000000000000000000000000000000", iv: "000000000000000000000000", aad: "", pt: "00000000000000000000000000000000", ct: "cea7403d4d606b6e074ec5d3baf39d18", tag: "d0d1c8a799996bf0265b98b5d48ab919" },
+    Spec { case: 15, key: "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308", iv: "cafebabefacedbaddecaf888", aad: "", pt: "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b391aafd255", ct: "522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa8cb08e48590dbb3da7b08b1056828838c5f61e6393ba7a0abcc9f662898015ad", tag: "b094dac5d93471bdec1a502270e3cc6c" },
+    Spec { case: 16, key: "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308", iv: "cafebabefacedbaddecaf888", aad: "feedfacedeadbeeffeedfacedeadbeefabaddad2", pt: "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39", ct: "522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa8cb08e48590dbb3da7b08b1056828838c5f61e6393ba7a0abcc9f662", tag: "76fc6ece0f4e1768cddf8853bb2d551b" },
+    Spec { case: 17, key: "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308", iv: "cafebabefacedbad", aad: "feedfacedeadbeeffeedfacedeadbeefabaddad2", pt: "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39", ct: "c3762df1ca787d32ae47c13bf19844cbaf1ae14d0b976afac52ff7d79bba9de0feb582d33934a4f0954cc2363bc73f7862ac430e64abe499f47c9b1f", tag: "3a337dbf46a792c45e454913fe2ea8f2" },
+    Spec { case: 18, key: "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308", iv: "9313225df88406e555909c5aff5269aa6a7a9538534f7da1e4c303d2a318a728c3c0c95156809539fcf0e2429a6b525416aedbf5a0de6a57a637b39b", aad: "feedfacedeadbeeffeedfacedeadbeefabaddad2", pt: "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39", ct: "5a8def2f0c9e53f1f75d7853659e2a20eeb2b22aafde6419a058ab4f6f746bf40fc0c3b780f244452da3ebf1c5d82cdea2418997200ef82e44ae7e3f", tag: "a44a8266ee1c8eb0c8b5d4cf5ae9f19a" },
+];
+
+fn spec_cases(b: Backend) -> TestResult {
+    for s in SPEC {
+        let h = |x: &str| hex::decode(x).unwrap();
+        let g = Gcm::new(b, &h(s.key)).params(NonceLen::Any, 16)?;
+        let mut buf = h(s.pt);
+        let tag = g.seal(&h(s.iv), &h(s.aad), &mut buf)?;
+        check_eq(&format!("test case {} ct", s.case), &buf, &h(s.ct))?;
+        check_eq(&format!("test case {} tag", s.case), &tag, &h(s.tag))?;
+    }
+    Ok(())
+}
+
+/// Random key sizes, nonces, AAD and message lengths (0..=2048, plus a few
+/// MiB-sized messages).
+fn random_cases(seed: u64) -> Vec<(Vec<u8>, [u8; 12], Vec<u8>, Vec<u8>)> {
+    let mut r = rng(seed);
+    (0..150)
+        .map(|i| {
+            let key: Vec<u8> = (0..[16, 24, 32][i % 3]).map(|_| r.random()).collect();
+            let nonce: [u8; 12] = r.random();
+            let aad: Vec<u8> = (0..r.random_range(0..=100)).map(|_| r.random()).collect();
+            let len = if i % 50 == 49 {
+                r.random_range(1 << 20..=3 << 20)
+            } else {
+                r.random_range(0..=2048)
+            };
+            let pt: Vec<u8> = (0..len).map(|_| r.random()).collect();
+            (key, nonce, aad, pt)
+        })
+        .collect()
+}
+
+fn vs_openssl(b: Backend) -> TestResult {
+    use openssl::symm::{encrypt_aead, Cipher};
+    for (i, (key, nonce, aad, pt)) in random_cases(0xAE5_0001).iter().enumerate() {
+        let cipher = match key.len() {
+            16 => Cipher::aes_128_gcm(),
+            24 => Cipher::aes_192_gcm(),
+            _ => Cipher::aes_256_gcm(),
+        };
+        let mut tag = [0u8; 16];
+        let want =
+            encrypt_aead(cipher, key, Some(nonce), aad, pt, &mut tag).map_err(|e| e.to_string())?;
+        let g = Gcm::new(b, key);
+        let mut buf = pt.clone();
+        let got_tag = g.seal(nonce, aad, &mut buf)?;
+        check_eq(
+            &format!("case {i} (key {}, len {}) ct", key.len(), pt.len()),
+            &buf,
+            &want,
+        )?;
+        check_eq(&format!("case {i} tag"), &got_tag, &tag)?;
+    }
+    Ok(())
+}
+
+fn vs_rustcrypto(b: Backend) -> TestResult {
+    use aes_gcm::aead::{Aead, KeyInit, Payload};
+    for (i, (key, nonce, aad, pt)) in random_cases(0xAE5_0002).iter().enumerate() {
+        let payload = Payload { msg: pt, aad };
+        let want = match key.len() {
+            16 => aes_gcm::Aes128Gcm::new_from_slice(key)
+                .unwrap()
+                .encrypt(nonce.into(), payload),
+            24 => aes_gcm::AesGcm::<aes::Aes192, aes_gcm::aead::consts::U12>::new_from_slice(key)
+                .unwrap()
+                .encrypt(nonce.into(), payload),
+            _ => aes_gcm::Aes256Gcm::new_from_slice(key)
+                .unwrap()
+                .encrypt(nonce.into(), payload),
+        }
+        .map_err(|e| format!("{e:?}"))?;
+        let g = Gcm::new(b, key);
+        let sealed = g.seal_vec(nonce, aad, pt)?;
+        check_eq(
+            &format!("case {i} (key {}, len {})", key.len(), pt.len()),
+            &sealed,
+            &want,
+        )?;
+        let opened = g.open_vec(nonce, aad, &sealed)?;
+        check_eq(&format!("case {i} open"), &opened, pt)?;
+    }
+    Ok(())
+}
+
+/// Every length 0..=600 and around the 8- and 16-block kernel edges, with
+/// AAD lengths 0..=40, against the portable pair; in-place and allocating
+/// forms agree.
+fn vs_portable_lengths(b: Backend) -> TestResult {
+    let mut r = rng(0xAE5_0003);
+    for key_len in [16usize, 24, 32] {
+        let key: Vec<u8> = (0..key_len).map(|_| r.random()).collect();
+        let g = Gcm::new(b, &key);
+        let oracle = Gcm::new(Backend::Portable, &key);
+        let lens = (0..=600).chain([1023, 1024, 1025, 4095, 4096, 4097, 8191, 8192, 8193, 16384]);
+        for len in lens {
+            let pt: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+            let aad: Vec<u8> = (0..len % 41).map(|i| i as u8).collect();
+            let nonce: [u8; 12] = r.random();
+            let want = oracle.seal_vec(&nonce, &aad, &pt)?;
+            let mut buf = pt.clone();
+            let tag = g.seal(&nonce, &aad, &mut buf)?;
+            buf.extend_from_slice(&tag);
+            check_eq(&format!("key {key_len} len {len}"), &buf, &want)?;
+            check_eq(
+                &format!("key {key_len} len {len} seal_vec"),
+                &g.seal_vec(&nonce, &aad, &pt)?,
+                &want,
+            )?;
+            check_eq(
+                &format!("key {key_len} len {len} open"),
+                &g.open_vec(&nonce, &aad, &want)?,
+                &pt,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn errors(b: Backend) -> TestResult {
+    let g = Gcm::new(b, &[7; 16]);
+    let nonce = [1u8; 12];
+    let pt = vec![0x5a; 300];
+    let mut ct = pt.clone();
+    let tag = g.seal(&nonce, b"aad", &mut ct)?;
+    let expect_wiped =
+        |what: &str, res: Result<(), Error>, want: Error, buf: &[u8]| -> TestResult {
+            if res != Err(want) {
+                return Err(format!("{what}: got {res:?}, want {want:?}").into());
+            }
+            if buf.iter().any(|&x| x != 0) {
+                return Err(format!("{what}: buffer not zeroed").into());
+            }
+            Ok(())
+        };
+    // Wrong tag, AAD, nonce, ciphertext: authentication error, buffer zeroed.
+    let mut bad_tag = tag.clone();
+    bad_tag[15] ^= 1;
+    let mut buf = ct.clone();
+    expect_wiped(
+        "flipped tag bit",
+        g.open(&nonce, b"aad", &mut buf, &bad_tag),
+        Error::Authentication,
+        &buf,
+    )?;
+    let mut buf = ct.clone();
+    expect_wiped(
+        "other aad",
+        g.open(&nonce, b"aaD", &mut buf, &tag),
+        Error::Authentication,
+        &buf,
+    )?;
+    let mut buf = ct.clone();
+    expect_wiped(
+        "other nonce",
+        g.open(&[2; 12], b"aad", &mut buf, &tag),
+        Error::Authentication,
+        &buf,
+    )?;
+    let mut buf = ct.clone();
+    buf[299] ^= 0x80;
+    expect_wiped(
+        "flipped ciphertext bit",
+        g.open(&nonce, b"aad", &mut buf, &tag),
+        Error::Authentication,
+        &buf,
+    )?;
+    // Truncated tag on a 16-byte-tag cipher.
+    let mut buf = ct.clone();
+    expect_wiped(
+        "truncated tag",
+        g.open(&nonce, b"aad", &mut buf, &tag[..12]),
+        Error::TagLength { got: 12 },
+        &buf,
+    )?;
+    // Wrong nonce lengths on a 96-bit-nonce cipher.
+    for n in [0usize, 8, 11, 13, 16] {
+        let mut buf = ct.clone();
+        expect_wiped(
+            &format!("nonce length {n}"),
+            g.open(&vec![1; n], b"aad", &mut buf, &tag),
+            Error::NonceLength { got: n },
+            &buf,
+        )?;
+        let mut buf = pt.clone();
+        if g.seal(&vec![1; n], b"", &mut buf) != Err(Error::NonceLength { got: n }) || buf != pt {
+            return Err(
+                format!("seal with nonce length {n} must fail and leave the buffer").into(),
+            );
+        }
+    }
+    // The allocating open returns nothing on failure.
+    let mut sealed = g.seal_vec(&nonce, b"aad", &pt)?;
+    sealed[0] ^= 1;
+    if g.open_vec(&nonce, b"aad", &sealed) != Err(Error::Authentication) {
+        return Err("open_vec accepted a modified ciphertext".into());
+    }
+    if g.open_vec(&nonce, b"aad", &sealed[..10]) != Err(Error::TagLength { got: 10 }) {
+        return Err("open_vec of a too-short input".into());
+    }
+    // Tag lengths GCM does not allow.
+    for t in [0usize, 1, 7, 9, 11, 17] {
+        if Gcm::new(b, &[0; 16]).params(NonceLen::Standard, t).is_ok() {
+            return Err(format!("tag length {t} accepted").into());
+        }
+    }
+    over_long(b)
+}
+
+/// Over-long input is refused before the buffer is touched: a 2^36-byte
+/// buffer is reserved, not committed (MAP_NORESERVE), and never read.
+#[cfg(all(unix, target_pointer_width = "64"))]
+fn over_long(b: Backend) -> TestResult {
+    let len = fastcrypt::aes_gcm::P_MAX as usize + 16;
+    // SAFETY: anonymous private mapping, no address hint.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return Err("mmap of 64 GiB (MAP_NORESERVE) failed".into());
+    }
+    // SAFETY: the mapping is `len` bytes, readable and writable, owned here.
+    let huge = unsafe { std::slice::from_raw_parts_mut(p.cast::<u8>(), len) };
+    let g = Gcm::new(b, &[7; 16]);
+    let r1 = g.seal(&[0; 12], b"", huge);
+    let r2 = g.open(&[0; 12], b"", huge, &[0; 16]);
+    // SAFETY: unmaps exactly the mapping made above.
+    unsafe { libc::munmap(p, len) };
+    if r1 != Err(Error::MessageTooLong) || r2 != Err(Error::MessageTooLong) {
+        return Err(format!("over-long input: seal {r1:?}, open {r2:?}").into());
+    }
+    Ok(())
+}
+
+#[cfg(not(all(unix, target_pointer_width = "64")))]
+fn over_long(_: Backend) -> TestResult {
+    Ok(())
+}
+
+/// GCM's counter is the last 32 bits only (inc32). With a non-96-bit
+/// nonce, J0 can sit just below 2^32; the kernels must wrap those 32 bits
+/// and leave the other 96 alone. The nonce below was found by search so
+/// that J0 ends in ffff ff?? for this key (the test recomputes J0 with the
+/// public GHASH to prove it), and 4 KiB then crosses the wrap.
+fn counter_wrap(b: Backend) -> TestResult {
+    use aes::cipher::{BlockCipherEncrypt, KeyInit};
+    let key = [0x2b; 16];
+    let nonce = hex::decode(WRAP_NONCE).unwrap();
+    // J0 = GHASH_H(nonce || pad || 0^64 || [len(nonce)]64), H = E(K, 0).
+    let mut h = aes::cipher::Array::from([0u8; 16]);
+    aes::Aes128::new(&key.into()).encrypt_block(&mut h);
+    let mut gh =
+        fastcrypt::ghash::GHash::with_backend(fastcrypt::ghash::Backend::Portable, &h.into())
+            .unwrap();
+    gh.update_padded(&nonce);
+    let mut lens = [0u8; 16];
+    lens[8..].copy_from_slice(&(nonce.len() as u64 * 8).to_be_bytes());
+    gh.update(&[lens]);
+    let j0 = gh.finalize();
+    let low = u32::from_be_bytes(j0[12..].try_into().unwrap());
+    if low < 0xffff_ff00 {
+        return Err(format!("nonce does not put J0 near the wrap: low word {low:#x}").into());
+    }
+    let pt = vec![0u8; 4096 + 5];
+    let g = Gcm::new(b, &key).params(NonceLen::Any, 16)?;
+    let want = openssl::symm::encrypt_aead(
+        openssl::symm::Cipher::aes_128_gcm(),
+        &key,
+        Some(&nonce),
+        b"",
+        &pt,
+        &mut [0u8; 16],
+    )
+    .map_err(|e| e.to_string())?;
+    let mut buf = pt.clone();
+    g.seal(&nonce, b"", &mut buf)?;
+    check_eq("across the 32-bit counter wrap", &buf, &want)
+}
+
+/// Found by search (see `counter_wrap`): with key 2b..2b, J0 ends in ffffffc8.
+const WRAP_NONCE: &str = "0000000001009c870000000000000000";
+
+/// The `aead` traits, used generically as code written for RustCrypto's
+/// `aes-gcm` would: `KeyInit`, `Aead` (allocating), `AeadInOut` with a
+/// separate output buffer pre-filled with garbage.
+fn aead_traits(b: Backend) -> TestResult {
+    use aead::{inout::InOutBuf, Aead, AeadInOut, KeyInit, Payload};
+    fn roundtrip<A: Aead + AeadInOut + aead::AeadCore<NonceSize = aead::consts::U12>>(
+        a: &A,
+        key_desc: &str,
+    ) -> TestResult {
+        let nonce = aead::Nonce::<A>::from([3u8; 12]);
+        for len in [0usize, 1, 16, 17, 255, 256, 1000] {
+            let pt: Vec<u8> = (0..len).map(|i| i as u8).collect();
+            let sealed = a
+                .encrypt(
+                    &nonce,
+                    Payload {
+                        msg: &pt,
+                        aad: b"ad",
+                    },
+                )
+                .map_err(|e| format!("{e:?}"))?;
+            let opened = a
+                .decrypt(
+                    &nonce,
+                    Payload {
+                        msg: &sealed,
+                        aad: b"ad",
+                    },
+                )
+                .map_err(|e| format!("{e:?}"))?;
+            check_eq(
+                &format!("{key_desc} len {len} Aead round trip"),
+                &opened,
+                &pt,
+            )?;
+            // In -> out with garbage in the output buffer first.
+            let mut out = vec![0xEE; len];
+            let buf = InOutBuf::new(&pt, &mut out).unwrap();
+            let tag = a
+                .encrypt_inout_detached(&nonce, b"ad", buf)
+                .map_err(|e| format!("{e:?}"))?;
+            check_eq(
+                &format!("{key_desc} len {len} inout ct"),
+                &out,
+                &sealed[..len],
+            )?;
+            check_eq(
+                &format!("{key_desc} len {len} inout tag"),
+                &tag,
+                &sealed[len..],
+            )?;
+            let mut back = vec![0x11; len];
+            let buf = InOutBuf::new(&out, &mut back).unwrap();
+            a.decrypt_inout_detached(&nonce, b"ad", buf, &tag)
+                .map_err(|e| format!("{e:?}"))?;
+            check_eq(&format!("{key_desc} len {len} inout pt"), &back, &pt)?;
+            let mut bad = sealed.clone();
+            if let Some(x) = bad.last_mut() {
+                *x ^= 1;
+            }
+            if a.decrypt(
+                &nonce,
+                Payload {
+                    msg: &bad,
+                    aad: b"ad",
+                },
+            )
+            .is_ok()
+            {
+                return Err(format!("{key_desc} len {len}: forged tag accepted").into());
+            }
+        }
+        Ok(())
+    }
+    roundtrip(&Aes128Gcm::with_backend(b, &[1; 16]).unwrap(), "128")?;
+    roundtrip(&Aes192Gcm::with_backend(b, &[1; 24]).unwrap(), "192")?;
+    roundtrip(&Aes256Gcm::with_backend(b, &[1; 32]).unwrap(), "256")?;
+    // KeyInit builds the default backend; the result matches RustCrypto.
+    let ours = <Aes128Gcm as KeyInit>::new(&[9u8; 16].into());
+    let theirs = <aes_gcm::Aes128Gcm as aes_gcm::aead::KeyInit>::new(&[9u8; 16].into());
+    let n = [5u8; 12];
+    let a = Aead::encrypt(&ours, &n.into(), &b"payload"[..]).map_err(|e| format!("{e:?}"))?;
+    let t = aes_gcm::aead::Aead::encrypt(&theirs, &n.into(), &b"payload"[..])
+        .map_err(|e| format!("{e:?}"))?;
+    check_eq("KeyInit vs RustCrypto", &a, &t)
+}
+
+fn backend_api() -> TestResult {
+    let avail = Backend::available();
+    if avail.first() != Some(&Backend::Portable) {
+        return Err("portable must be available and first".into());
+    }
+    if Aes128Gcm::new(&[0; 16]).backend() != Backend::fastest() {
+        return Err("new() must pick the fastest backend".into());
+    }
+    for b in Backend::ALL {
+        if b.to_string().parse::<Backend>().ok() != Some(*b) {
+            return Err(format!("{b} does not round-trip through FromStr").into());
+        }
+        if Aes256Gcm::with_backend(*b, &[0; 32]).is_ok() != avail.contains(b) {
+            return Err(format!("{b}: with_backend disagrees with available()").into());
+        }
+    }
+    Ok(())
+}
