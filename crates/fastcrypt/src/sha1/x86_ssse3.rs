@@ -1,0 +1,240 @@
+//! SHA-1 with the message schedule computed four words at a time in SSE
+//! registers, feeding scalar rounds (SSSE3 for `pshufb` and `palignr`).
+//!
+//! The rounds are a serial chain through A; the schedule is not. So the
+//! schedule is moved into vector registers and run *ahead* of the rounds:
+//! while the scalar code does rounds `t..t+3`, the vector unit makes
+//! `W[t+16..t+19] + K` and stores it in a small stack buffer, from which
+//! each round takes its `W + K` with one memory operand. The vector work
+//! hides under the latency of the scalar chain. During the last sixteen
+//! rounds, which need no new schedule words, the vector unit loads and
+//! byte-swaps the next block's first sixteen words instead, so one block's
+//! rounds run straight into the next's. This is the design of Max
+//! Locktyukhin, "Improving the Performance of the Secure Hash Algorithm
+//! (SHA-1)", Intel, 2010, which OpenSSL's `sha1-x86_64` SSSE3 path also
+//! follows.
+//!
+//! Words 16..31 use the FIPS 180-4 recurrence, whose fourth lane depends on
+//! the first lane of the same vector (it needs `W[t-3]`, and `W[t+3-3]` is
+//! `W[t]`); that lane is fixed up afterwards. From word 32 on, the
+//! equivalent recurrence `W[t] = (W[t-6] ^ W[t-16] ^ W[t-28] ^ W[t-32]) rol 2`
+//! (from the same paper; it is the FIPS recurrence applied to itself) has
+//! no dependency inside a vector.
+
+#[cfg(target_arch = "x86")]
+use core::arch::x86::*;
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::*;
+
+use core::mem::MaybeUninit;
+
+use crate::cpu::Ssse3Token;
+
+const K: [u32; 4] = [0x5A82_7999, 0x6ED9_EBA1, 0x8F1B_BCDC, 0xCA62_C1D6];
+
+/// Compresses every 64-byte block of `blocks` into `state`.
+#[inline]
+pub(super) fn compress(_token: Ssse3Token, state: &mut [u32; 5], blocks: &[u8]) {
+    // SAFETY: the token proves SSE2 and SSSE3 are present, which is
+    // everything `compress_ssse3` enables.
+    unsafe { compress_ssse3(state, blocks) }
+}
+
+/// `W[t] + K[t]` for the 80 rounds of one block. Aligned so that each
+/// four-word store stays within one cache line.
+#[repr(C, align(64))]
+struct Wk([u32; 80]);
+
+/// One scalar round `$t` (a constant, so the choice of `f` folds away);
+/// the caller rotates the variable names instead of the values.
+macro_rules! round {
+    ($wk:ident, $t:expr, $a:ident, $b:ident, $c:ident, $d:ident, $e:ident) => {
+        // `rol 5` of A is added last: everything else is ready earlier, so
+        // the chain from one A to the next is just a rotate and an add. It
+        // is written first so that LLVM emits it right after A is made:
+        // the out-of-order core favours older instructions, and this one
+        // is on the critical path.
+        let a5 = $a.rotate_left(5);
+        let f = if $t < 20 {
+            $d ^ ($b & ($c ^ $d))
+        } else if $t < 40 || $t >= 60 {
+            $b ^ $c ^ $d
+        } else {
+            // Maj as (c & d) + (b & (c ^ d)): the terms share no bit, so
+            // `+` equals `|`, and only the last one waits for B, the
+            // newest input.
+            ($c & $d).wrapping_add($b & ($c ^ $d))
+        };
+        // SAFETY: `$t < 80` and `$wk` points to the 80-word buffer.
+        let wk = unsafe { *$wk.add($t) };
+        $e = $e.wrapping_add(wk).wrapping_add(f).wrapping_add(a5);
+        $b = $b.rotate_left(30);
+    };
+}
+
+/// Rounds `$t..$t+3`, the names given in the roles of round `$t`.
+macro_rules! quad {
+    ($wk:ident, $t:expr, $a:ident, $b:ident, $c:ident, $d:ident, $e:ident) => {
+        round!($wk, $t, $a, $b, $c, $d, $e);
+        round!($wk, $t + 1, $e, $a, $b, $c, $d);
+        round!($wk, $t + 2, $d, $e, $a, $b, $c);
+        round!($wk, $t + 3, $c, $d, $e, $a, $b);
+    };
+}
+
+/// Rotates each 32-bit lane left by `$n`.
+macro_rules! rol {
+    ($x:expr, $n:literal) => {
+        _mm_or_si128(_mm_slli_epi32::<$n>($x), _mm_srli_epi32::<{ 32 - $n }>($x))
+    };
+}
+
+/// Stores `$w + $k` as the `W + K` of rounds `$t..$t+3`.
+macro_rules! store_wk {
+    ($wk:ident, $t:expr, $w:expr, $k:expr) => {
+        // SAFETY: `$t` is a multiple of 4 below 80, so the 16 bytes written
+        // lie inside the 320-byte buffer.
+        unsafe { _mm_storeu_si128($wk.add($t).cast(), _mm_add_epi32($w, $k)) }
+    };
+}
+
+/// Loads words `4 * $j .. 4 * $j + 3` of the block at `$p` into `$x`
+/// (big-endian), and stores their `W + K`.
+macro_rules! load_group {
+    ($wk:ident, $p:expr, $j:literal, $x:ident, $bswap:ident, $k:ident) => {
+        // SAFETY: `$p` points to a whole 64-byte block and `$j < 4`.
+        $x = _mm_shuffle_epi8(unsafe { _mm_loadu_si128($p.add(16 * $j).cast()) }, $bswap);
+        store_wk!($wk, 4 * $j, $x, $k);
+    };
+}
+
+/// Words `$t..$t+3` for 16 <= `$t` < 32, from the FIPS recurrence
+/// `W[t] = (W[t-3] ^ W[t-8] ^ W[t-14] ^ W[t-16]) rol 1`. `$w16` holds
+/// `W[t-16..t-13]` (and is then free, this group's output goes elsewhere),
+/// `$w12`, `$w8`, `$w4` the next three groups.
+macro_rules! sched_early {
+    ($wk:ident, $t:expr, $out:ident, $w16:ident, $w12:ident, $w8:ident, $w4:ident, $k:ident) => {
+        // W[t-3..t-1] and a zero where W[t] will go.
+        let p = _mm_xor_si128(
+            _mm_xor_si128($w16, _mm_alignr_epi8::<8>($w12, $w16)),
+            _mm_xor_si128($w8, _mm_srli_si128::<4>($w4)),
+        );
+        // Lane 3 lacks W[t] = rol1(p0); rol1(p3 ^ rol1(p0)) is
+        // rol1(p3) ^ rol2(p0), so add the second term from a shifted copy.
+        let fix = _mm_slli_si128::<12>(p);
+        $out = _mm_xor_si128(rol!(p, 1), rol!(fix, 2));
+        store_wk!($wk, $t, $out, $k);
+    };
+}
+
+/// Words `$t..$t+3` for `$t` >= 32 from
+/// `W[t] = (W[t-6] ^ W[t-16] ^ W[t-28] ^ W[t-32]) rol 2`; the result
+/// replaces `$w32` (`W[t-32..t-29]`, needed no more).
+macro_rules! sched_late {
+    ($wk:ident, $t:expr, $w32:ident, $w28:ident, $w16:ident, $w8:ident, $w4:ident, $k:ident) => {
+        let p = _mm_xor_si128(
+            _mm_xor_si128(_mm_alignr_epi8::<8>($w4, $w8), $w16),
+            _mm_xor_si128($w28, $w32),
+        );
+        $w32 = rol!(p, 2);
+        store_wk!($wk, $t, $w32, $k);
+    };
+}
+
+#[target_feature(enable = "sse2,ssse3")]
+unsafe fn compress_ssse3(state: &mut [u32; 5], blocks: &[u8]) {
+    let n = blocks.len() / 64;
+    if n == 0 {
+        return;
+    }
+    let base = blocks.as_ptr();
+    // Swaps the bytes of each 32-bit lane: SHA-1 words are big-endian.
+    let bswap = _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
+    let k0 = _mm_set1_epi32(K[0] as i32);
+    let k1 = _mm_set1_epi32(K[1] as i32);
+    let k2 = _mm_set1_epi32(K[2] as i32);
+    let k3 = _mm_set1_epi32(K[3] as i32);
+    // Never read before written (each word is stored before its round),
+    // so it needs no zeroing.
+    let mut buf = MaybeUninit::<Wk>::uninit();
+    // The vector code writes through `wk`, the rounds read through `rk`.
+    // `black_box` hides that they are the same buffer: otherwise LLVM
+    // forwards each 16-byte store to the four scalar loads as lane
+    // extracts (`pshufd` + `movd`, spilled), and hoists the whole
+    // schedule above the rounds, undoing both the buffer and the
+    // interleaving. As it is, every load stays after the store that
+    // precedes it in the source, which is the order we want.
+    let wk: *mut u32 = buf.as_mut_ptr().cast();
+    let rk: *const u32 = core::hint::black_box(wk);
+
+    // Group g (words 4g..4g+3) lives in x{g % 8}: groups from word 32 on
+    // need the eight most recent groups.
+    let (mut x0, mut x1, mut x2, mut x3);
+    load_group!(wk, base, 0, x0, bswap, k0);
+    load_group!(wk, base, 1, x1, bswap, k0);
+    load_group!(wk, base, 2, x2, bswap, k0);
+    load_group!(wk, base, 3, x3, bswap, k0);
+
+    let [mut h0, mut h1, mut h2, mut h3, mut h4] = *state;
+    for i in 0..n {
+        // The last sixteen rounds load the next block's first words; in
+        // the last block they reload this one, which stays in bounds and
+        // keeps the loop free of a branch (OpenSSL's AVX2 path picks its
+        // second block with a `cmov` the same way).
+        let next_i = if i + 1 < n { i + 1 } else { i };
+        // SAFETY: `next_i < n`, so the block starts inside `blocks`.
+        let next = unsafe { base.add(64 * next_i) };
+        let (mut x4, mut x5, mut x6, mut x7);
+        let (mut a, mut b, mut c, mut d, mut e) = (h0, h1, h2, h3, h4);
+
+        // Each line: four rounds, and the group of words sixteen rounds
+        // ahead (or the next block's first words).
+        quad!(rk, 0, a, b, c, d, e);
+        sched_early!(wk, 16, x4, x0, x1, x2, x3, k0);
+        quad!(rk, 4, b, c, d, e, a);
+        sched_early!(wk, 20, x5, x1, x2, x3, x4, k1);
+        quad!(rk, 8, c, d, e, a, b);
+        sched_early!(wk, 24, x6, x2, x3, x4, x5, k1);
+        quad!(rk, 12, d, e, a, b, c);
+        sched_early!(wk, 28, x7, x3, x4, x5, x6, k1);
+        quad!(rk, 16, e, a, b, c, d);
+        sched_late!(wk, 32, x0, x1, x4, x6, x7, k1);
+        quad!(rk, 20, a, b, c, d, e);
+        sched_late!(wk, 36, x1, x2, x5, x7, x0, k1);
+        quad!(rk, 24, b, c, d, e, a);
+        sched_late!(wk, 40, x2, x3, x6, x0, x1, k2);
+        quad!(rk, 28, c, d, e, a, b);
+        sched_late!(wk, 44, x3, x4, x7, x1, x2, k2);
+        quad!(rk, 32, d, e, a, b, c);
+        sched_late!(wk, 48, x4, x5, x0, x2, x3, k2);
+        quad!(rk, 36, e, a, b, c, d);
+        sched_late!(wk, 52, x5, x6, x1, x3, x4, k2);
+        quad!(rk, 40, a, b, c, d, e);
+        sched_late!(wk, 56, x6, x7, x2, x4, x5, k2);
+        quad!(rk, 44, b, c, d, e, a);
+        sched_late!(wk, 60, x7, x0, x3, x5, x6, k3);
+        quad!(rk, 48, c, d, e, a, b);
+        sched_late!(wk, 64, x0, x1, x4, x6, x7, k3);
+        quad!(rk, 52, d, e, a, b, c);
+        sched_late!(wk, 68, x1, x2, x5, x7, x0, k3);
+        quad!(rk, 56, e, a, b, c, d);
+        sched_late!(wk, 72, x2, x3, x6, x0, x1, k3);
+        quad!(rk, 60, a, b, c, d, e);
+        sched_late!(wk, 76, x3, x4, x7, x1, x2, k3);
+        quad!(rk, 64, b, c, d, e, a);
+        load_group!(wk, next, 0, x0, bswap, k0);
+        quad!(rk, 68, c, d, e, a, b);
+        load_group!(wk, next, 1, x1, bswap, k0);
+        quad!(rk, 72, d, e, a, b, c);
+        load_group!(wk, next, 2, x2, bswap, k0);
+        quad!(rk, 76, e, a, b, c, d);
+        load_group!(wk, next, 3, x3, bswap, k0);
+
+        h0 = h0.wrapping_add(a);
+        h1 = h1.wrapping_add(b);
+        h2 = h2.wrapping_add(c);
+        h3 = h3.wrapping_add(d);
+        h4 = h4.wrapping_add(e);
+    }
+    *state = [h0, h1, h2, h3, h4];
+}
