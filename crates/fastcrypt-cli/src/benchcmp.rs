@@ -72,7 +72,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Parsed, String> {
             return Err(bad("second field is not an iteration count"));
         }
         let rest = &fields[2..];
-        if rest.len() % 2 != 0 {
+        if !rest.len().is_multiple_of(2) {
             return Err(bad("expected value-unit pairs after the iteration count"));
         }
         let mut ns = None;

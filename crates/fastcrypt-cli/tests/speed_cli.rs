@@ -47,12 +47,15 @@ fn scratch(name: &str) -> PathBuf {
     d
 }
 
-/// `(backend, available, needs)` from `fastcrypt speed --list`.
-fn sha1_backends() -> Vec<(String, bool, String)> {
+/// `(backend, available, needs)` of one algorithm, from `speed --list`.
+fn backends_of(algo: &str) -> Vec<(String, bool, String)> {
     let o = fastcrypt(&["speed", "--list"]);
     assert!(o.status.success());
     let list = String::from_utf8(o.stdout).unwrap();
     list.lines()
+        .skip_while(|l| !l.starts_with(&format!("{algo} (")))
+        .skip(1)
+        .take_while(|l| l.starts_with(' '))
         .filter(|l| l.contains("fastcrypt backend "))
         .map(|l| {
             let name = l.split_whitespace().next().unwrap().to_string();
@@ -62,6 +65,10 @@ fn sha1_backends() -> Vec<(String, bool, String)> {
             (name, needs.is_none(), needs.unwrap_or_default())
         })
         .collect()
+}
+
+fn sha1_backends() -> Vec<(String, bool, String)> {
+    backends_of("sha1")
 }
 
 const PEERS: &[&str] = &["openssl", "openssl-evp", "rustcrypto", "ring", "sha1_smol"];
@@ -384,4 +391,32 @@ fn a_backend_this_cpu_lacks() {
     );
     let e = fails(&["speed", "sha1", "--compare", &format!("{name},auto")]);
     assert!(e.contains("is n/a"), "{e}");
+}
+
+/// GHASH: every backend and both peers, at the AEAD sizes, with the same
+/// row names in every format.
+#[test]
+fn ghash_rows() {
+    let backends = backends_of("ghash");
+    assert!(backends.iter().any(|b| b.0 == "portable" && b.1));
+    let out = speed(&["ghash", "--format", "go"]);
+    for row in [
+        "GHASH_16",
+        "GHASH_64",
+        "GHASH_1350",
+        "GHASH_8K",
+        "GHASH_16K",
+    ] {
+        for imp in ["auto", "openssl", "rustcrypto"] {
+            let name = format!("BenchmarkGHASH/{row}/{imp} ");
+            assert!(out.contains(&name), "no {name} in\n{out}");
+        }
+        for (b, avail, needs) in &backends {
+            if *avail {
+                assert!(out.contains(&format!("BenchmarkGHASH/{row}/{b} ")));
+            } else {
+                assert!(out.contains(&format!("# BenchmarkGHASH/{row}/{b}: n/a ({needs})")));
+            }
+        }
+    }
 }

@@ -373,6 +373,9 @@ fn list() -> String {
                 Err(why) => format!("n/a ({why})"),
             };
             out.push_str(&format!("  {:<14} {:<22} {status}\n", imp.name, kind));
+            if !imp.about.is_empty() {
+                out.push_str(&format!("  {:<14} {}\n", "", imp.about));
+            }
         }
     }
     out
@@ -587,9 +590,9 @@ fn parse_sizes(s: &str) -> Result<Vec<usize>, String> {
 
 /// `1K` for 1024, `8` for 8: how sizes are written back.
 pub fn size_text(n: usize) -> String {
-    if n >= 1 << 20 && n % (1 << 20) == 0 {
+    if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
         format!("{}M", n >> 20)
-    } else if n >= 1024 && n % 1024 == 0 {
+    } else if n >= 1024 && n.is_multiple_of(1024) {
         format!("{}K", n >> 10)
     } else {
         n.to_string()

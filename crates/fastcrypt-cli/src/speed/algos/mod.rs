@@ -8,10 +8,11 @@
 
 use std::hint::black_box;
 
+mod ghash;
 mod sha1;
 
 /// Every algorithm `fastcrypt speed` knows, in the order it lists them.
-pub static ALL: &[&Algorithm] = &[&sha1::ALGORITHM];
+pub static ALL: &[&Algorithm] = &[&sha1::ALGORITHM, &ghash::ALGORITHM];
 
 /// One algorithm: its names, default sizes and implementations.
 pub struct Algorithm {
@@ -80,6 +81,8 @@ pub struct Implementation {
     /// The measured operation, or why it cannot run here (shown as
     /// `n/a (<reason>)`).
     pub op: Result<Box<dyn Op>, String>,
+    /// What exactly is measured, when the name does not say (`--list`).
+    pub about: &'static str,
 }
 
 impl Implementation {
@@ -88,6 +91,7 @@ impl Implementation {
             name: "auto",
             origin: Origin::Auto,
             op: Ok(op),
+            about: "",
         }
     }
 
@@ -98,6 +102,7 @@ impl Implementation {
             name: info.name,
             origin: Origin::Backend,
             op: op.ok_or_else(|| needs_text(info.needs)),
+            about: "",
         }
     }
 
@@ -106,7 +111,13 @@ impl Implementation {
             name,
             origin: Origin::Peer(group),
             op,
+            about: "",
         }
+    }
+
+    pub fn about(mut self, about: &'static str) -> Self {
+        self.about = about;
+        self
     }
 }
 
@@ -149,7 +160,7 @@ pub fn op(f: impl FnMut(&mut [u8]) + 'static) -> Box<dyn Op> {
 /// Row names in Go's style for hashes: `Hash8Bytes`, `Hash320Bytes`,
 /// `Hash1K`, `Hash8K`.
 pub fn hash_row_name(size: usize) -> String {
-    if size >= 1024 && size % 1024 == 0 {
+    if size >= 1024 && size.is_multiple_of(1024) {
         format!("Hash{}K", size / 1024)
     } else {
         format!("Hash{size}Bytes")
@@ -157,9 +168,8 @@ pub fn hash_row_name(size: usize) -> String {
 }
 
 /// Row names in Go's style for ciphers: `RC4_128`, `RC4_1K`, `RC4_8K`.
-#[allow(dead_code)] // for the cipher registrations (rc4, aes-gcm) as they land
 pub fn cipher_row_name(prefix: &str, size: usize) -> String {
-    if size >= 1024 && size % 1024 == 0 {
+    if size >= 1024 && size.is_multiple_of(1024) {
         format!("{prefix}{}K", size / 1024)
     } else {
         format!("{prefix}{size}")
@@ -170,7 +180,6 @@ pub fn cipher_row_name(prefix: &str, size: usize) -> String {
 pub const HASH_SIZES: &[usize] = &[8, 1024, 8192];
 #[allow(dead_code)]
 pub const STREAM_SIZES: &[usize] = &[128, 1024, 8192];
-#[allow(dead_code)]
 pub const AEAD_SIZES: &[usize] = &[16, 64, 1350, 8192, 16384];
 
 /// Looks an algorithm up by its command-line name.
