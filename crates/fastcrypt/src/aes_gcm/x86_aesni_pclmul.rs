@@ -55,7 +55,13 @@ impl Engine {
 
     pub(super) fn seal(&self, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
         // SAFETY: the token proves AES-NI, PCLMULQDQ, SSSE3 and SSE4.1.
-        unsafe { seal_k(self.t, &self.rk, &self.hk, j0, aad, buf) }
+        unsafe {
+            match self.rk.rounds {
+                10 => seal_k::<10>(self.t, &self.rk, &self.hk, j0, aad, buf),
+                12 => seal_k::<12>(self.t, &self.rk, &self.hk, j0, aad, buf),
+                _ => seal_k::<14>(self.t, &self.rk, &self.hk, j0, aad, buf),
+            }
+        }
     }
 
     pub(super) fn tag(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
@@ -64,7 +70,13 @@ impl Engine {
 
     pub(super) fn ctr(&self, ctr: &mut [u8; 16], buf: &mut [u8]) {
         // SAFETY: the token proves AES-NI, SSSE3 and SSE4.1.
-        unsafe { ctr_k(self.t, &self.rk, ctr, buf) }
+        unsafe {
+            match self.rk.rounds {
+                10 => ctr_k::<10>(self.t, &self.rk, ctr, buf),
+                12 => ctr_k::<12>(self.t, &self.rk, ctr, buf),
+                _ => ctr_k::<14>(self.t, &self.rk, ctr, buf),
+            }
+        }
     }
 
     pub(super) fn tag_short(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> ([u8; 16], [[u8; 16]; 8]) {
@@ -414,7 +426,10 @@ pub(super) fn ctr_chunks8<'a, T: GcmToken>(t: T, keys: &[__m128i; 15], nr: usize
 }
 
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-unsafe fn seal_k(t: AesNiToken, rk: &RoundKeys, hk: &ClmulKey, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+/// `NR` (the number of rounds) is a constant so the round loops unroll
+/// fully and the AES and GHASH instructions can be scheduled together.
+unsafe fn seal_k<const NR: usize>(t: AesNiToken, rk: &RoundKeys, hk: &ClmulKey, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+    debug_assert_eq!(rk.rounds, NR);
     let keys = ni::load_keys(t, rk);
     let mut acc = 0u128;
     ghash_padded(t, hk, &mut acc, aad);
@@ -422,15 +437,16 @@ unsafe fn seal_k(t: AesNiToken, rk: &RoundKeys, hk: &ClmulKey, j0: &[u8; 16], aa
     let mut y = ctr_load(t, j0);
     y = _mm_add_epi32(y, _mm_set_epi32(0, 0, 0, 1));
     let lengths = super::lengths_block(aad.len(), buf.len());
-    let rem = seal_chunks8(t, &keys, rk.rounds, hk, &mut y, &mut a, buf);
-    seal_final(t, &keys, rk.rounds, hk, &mut y, a, j0, lengths, rem)
+    let rem = seal_chunks8(t, &keys, NR, hk, &mut y, &mut a, buf);
+    seal_final(t, &keys, NR, hk, &mut y, a, j0, lengths, rem)
 }
 
 #[target_feature(enable = "aes,ssse3,sse4.1")]
-unsafe fn ctr_k(t: AesNiToken, rk: &RoundKeys, ctr: &mut [u8; 16], buf: &mut [u8]) {
+unsafe fn ctr_k<const NR: usize>(t: AesNiToken, rk: &RoundKeys, ctr: &mut [u8; 16], buf: &mut [u8]) {
+    debug_assert_eq!(rk.rounds, NR);
     let keys = ni::load_keys(t, rk);
     let mut y = ctr_load(t, ctr);
-    let rem = ctr_chunks8(t, &keys, rk.rounds, &mut y, buf);
-    ctr_tail(t, &keys, rk.rounds, &mut y, rem);
+    let rem = ctr_chunks8(t, &keys, NR, &mut y, buf);
+    ctr_tail(t, &keys, NR, &mut y, rem);
     ctr_store(t, y, ctr);
 }
