@@ -24,7 +24,7 @@
 //! - `portable`: constant time (no table indexed by secret data, no branch
 //!   on secret data). 64x64-bit carry-less products come from ordinary
 //!   integer multiplications of operands with "holes" (BearSSL's trick,
-//!   see [`portable`]'s docs), three per block (Karatsuba), and four blocks
+//!   see the `portable` module), three per block (Karatsuba), and four blocks
 //!   share one reduction thanks to precomputed H^1..H^4. Checked under
 //!   valgrind with H marked undefined by `scripts/ct-check.sh`.
 //! - `pclmul`: PCLMULQDQ on 128-bit registers, H^1..H^8 precomputed,
@@ -52,7 +52,7 @@
 //! from inside their own `#[target_feature]` loop, without going through
 //! [`GHash`] or its dispatch. Everything they need is `pub(crate)`:
 //!
-//! - [`ClmulKey`]`::new(token, &h)`: H (GCM byte order) expanded to
+//! - `ClmulKey::new(token, &h)`: H (GCM byte order) expanded to
 //!   H^16..H^1 plus Karatsuba halves, for both x86 kernels. Zeroize it
 //!   (`ClmulKey::zeroize`) when the AES-GCM key is dropped.
 //! - `x86_pclmul::{load_acc, store_acc}`: the accumulator lives in an
@@ -68,9 +68,11 @@
 //!   `fold8(token, &key, acc, &[__m256i; 4])`: the same with two blocks per
 //!   256-bit register (block `2i` in the low lane), for `VpclmulToken` or
 //!   `VaesToken`.
-//! - `x86_pclmul::update(token, &key, &mut acc_u128, blocks)` and
+//! - `x86_pclmul::update(token, &key, &mut acc_u128, bytes)` and
 //!   `x86_vpclmul::update(...)`: whole-slice kernels (AAD, tails, the
-//!   length block).
+//!   length block); `bytes` is a multiple of 16 long. Safe to call with
+//!   any token of the right trait: they enter their own
+//!   `#[target_feature]` function.
 //! - `x86_pclmul::finish(acc) -> [u8; 16]` turns the accumulator into the
 //!   GHASH output (GCM byte order), ready to be XORed with E(K, J0).
 //!
@@ -207,8 +209,8 @@ impl Engine {
 
 /// Incremental GHASH keyed with `H` (in GCM, `H = E(K, 0^128)`).
 ///
-/// The input is a sequence of 16-byte blocks; [`update_padded`]
-/// (Self::update_padded) zero-pads a final partial block, as GCM does for
+/// The input is a sequence of 16-byte blocks;
+/// [`update_padded`](Self::update_padded) zero-pads a final partial block, as GCM does for
 /// the AAD and the ciphertext. The key material (H and its powers) and the
 /// accumulator are zeroized on drop.
 #[derive(Clone)]

@@ -43,22 +43,18 @@ const RESIDUE: [u64; 4] = [
     0x8888_8888_8888_8888,
 ];
 
-/// The same for a 128-bit product.
-const RESIDUE128: [u128; 4] = [
-    0x1111_1111_1111_1111_1111_1111_1111_1111,
-    0x2222_2222_2222_2222_2222_2222_2222_2222,
-    0x4444_4444_4444_4444_4444_4444_4444_4444,
-    0x8888_8888_8888_8888_8888_8888_8888_8888,
-];
-
 /// Bits 0..59: the part of a key word that goes through the multiplier.
 const LOW60: u64 = (1 << 60) - 1;
 
 /// One 64-bit word of a key power, prepared for [`clmul64`].
 #[derive(Clone, Copy, Default)]
 struct KeyWord {
-    /// `word & LOW60 & RESIDUE[j]`: at most 15 bits each.
-    parts: [u64; 4],
+    /// `parts[r][i]` is the key's residue-`(r - i) mod 4` bits (bits
+    /// 0..59 only: at most 15 of them) shifted up by `i`, to be multiplied
+    /// by the data's residue-`i` bits shifted down by `i`. The shifted key
+    /// still fits in 64 bits (bit 59 + 3), and every one of the 16 products
+    /// has its own key word, so the data side needs one mask.
+    parts: [[u64; 4]; 4],
     /// All ones where bit `60 + t` of the word is set, else zero.
     top: [u64; 4],
 }
@@ -67,15 +63,22 @@ impl KeyWord {
     #[inline(always)]
     fn new(w: u64) -> KeyWord {
         let low = w & LOW60;
+        let class = RESIDUE.map(|m| low & m);
+        let mut parts = [[0; 4]; 4];
+        for (r, row) in parts.iter_mut().enumerate() {
+            for (i, p) in row.iter_mut().enumerate() {
+                *p = class[(r + 4 - i) % 4] << i;
+            }
+        }
         KeyWord {
-            parts: RESIDUE.map(|m| low & m),
+            parts,
             // 0 - bit: all ones or zero, with no branch.
             top: [60, 61, 62, 63].map(|b| 0u64.wrapping_sub((w >> b) & 1)),
         }
     }
 
     fn zeroize(&mut self) {
-        self.parts.zeroize();
+        self.parts.iter_mut().for_each(|p| p.zeroize());
         self.top.zeroize();
     }
 }
@@ -110,6 +113,10 @@ impl KeyPower {
 #[derive(Clone)]
 pub(crate) struct Key {
     powers: [KeyPower; LANES],
+    /// [`RESIDUE`], read from memory in the loop: as memory operands the
+    /// masks cost no instruction of their own, where constants would each
+    /// need a 10-byte `movabs` (or a register the loop does not have).
+    masks: [u64; 4],
 }
 
 impl Key {
@@ -123,7 +130,10 @@ impl Key {
             p = mul(p, h1);
         }
         p.zeroize();
-        Key { powers }
+        Key {
+            powers,
+            masks: RESIDUE,
+        }
     }
 
     pub(crate) fn zeroize(&mut self) {
@@ -144,19 +154,19 @@ pub(crate) fn key_to_polyval(h: &[u8; BLOCK_LEN]) -> u128 {
 
 /// 64x64 -> 128-bit carry-less product of `x` and a prepared key word.
 #[inline(always)]
-fn clmul64(x: u64, k: &KeyWord) -> u128 {
-    let xs = RESIDUE.map(|m| x & m);
-    let g = &k.parts;
+fn clmul64(x: u64, k: &KeyWord, masks: &[u64; 4]) -> u128 {
+    // The data's residue-i bits, moved down to residue 0.
+    let xs = [0, 1, 2, 3].map(|i| (x >> i) & masks[0]);
     let m = |a: u64, b: u64| u128::from(a).wrapping_mul(u128::from(b));
-    // Sub-products of residues (i, j) land on bits i + j (mod 4), one
-    // residue at a time, masked at once.
+    // Sub-products of residues (i, j) land on bits i + j (mod 4): residue
+    // r collects the four with j = r - i. One residue at a time, masked
+    // at once.
     let mut low = 0;
-    for r in 0..4 {
-        let z = m(xs[0], g[r])
-            ^ m(xs[1], g[(r + 3) % 4])
-            ^ m(xs[2], g[(r + 2) % 4])
-            ^ m(xs[3], g[(r + 1) % 4]);
-        low |= z & RESIDUE128[r];
+    for (r, g) in k.parts.iter().enumerate() {
+        let z = m(xs[0], g[0]) ^ m(xs[1], g[1]) ^ m(xs[2], g[2]) ^ m(xs[3], g[3]);
+        // The mask in both halves.
+        let m = u128::from(masks[r]) * ((1 << 64) | 1);
+        low |= z & m;
     }
     // The key word's bits 60..63: x << (60 + t) where bit 60 + t is set.
     let t = &k.top;
@@ -178,11 +188,11 @@ struct Wide {
 impl Wide {
     /// Adds `x * p` (unreduced).
     #[inline(always)]
-    fn mul_add(&mut self, x: u128, p: &KeyPower) {
+    fn mul_add(&mut self, x: u128, p: &KeyPower, masks: &[u64; 4]) {
         let (lo, hi) = (x as u64, (x >> 64) as u64);
-        self.lo ^= clmul64(lo, &p.lo);
-        self.hi ^= clmul64(hi, &p.hi);
-        self.mid ^= clmul64(lo ^ hi, &p.mid);
+        self.lo ^= clmul64(lo, &p.lo, masks);
+        self.hi ^= clmul64(hi, &p.hi, masks);
+        self.mid ^= clmul64(lo ^ hi, &p.mid, masks);
     }
 
     /// `value * x^-128 mod P`: POLYVAL's Montgomery reduction.
@@ -216,7 +226,7 @@ pub(crate) fn reduce(lo: u128, mid: u128, hi: u128) -> u128 {
 /// POLYVAL's field multiplication `a * b * x^-128 mod P` (key setup only).
 fn mul(a: u128, b: u128) -> u128 {
     let mut w = Wide::default();
-    w.mul_add(a, &KeyPower::new(b));
+    w.mul_add(a, &KeyPower::new(b), &RESIDUE);
     w.reduce()
 }
 
@@ -231,7 +241,7 @@ pub(crate) fn update(key: &Key, acc: &mut u128, data: &[u8]) {
             if i == 0 {
                 x ^= y;
             }
-            w.mul_add(x, p);
+            w.mul_add(x, p, &key.masks);
         }
         y = w.reduce();
     }
@@ -249,7 +259,7 @@ pub(crate) fn update(key: &Key, acc: &mut u128, data: &[u8]) {
             if i == 0 {
                 x ^= y;
             }
-            w.mul_add(x, p);
+            w.mul_add(x, p, &key.masks);
         }
         y = w.reduce();
     }
