@@ -393,29 +393,40 @@ fn a_backend_this_cpu_lacks() {
     assert!(e.contains("is n/a"), "{e}");
 }
 
-/// GHASH: every backend and both peers, at the AEAD sizes, with the same
-/// row names in every format.
+/// The keyed algorithms: every backend and every peer, at the AEAD sizes,
+/// with Go names per row.
 #[test]
-fn ghash_rows() {
-    let backends = backends_of("ghash");
-    assert!(backends.iter().any(|b| b.0 == "portable" && b.1));
-    let out = speed(&["ghash", "--format", "go"]);
-    for row in [
-        "GHASH_16",
-        "GHASH_64",
-        "GHASH_1350",
-        "GHASH_8K",
-        "GHASH_16K",
+fn ghash_and_aes_gcm_rows() {
+    for (algo, family, prefix, peers) in [
+        ("ghash", "GHASH", "GHASH_", &["openssl", "rustcrypto"][..]),
+        (
+            "aes-128-gcm",
+            "AES128GCM",
+            "Seal_",
+            &["openssl", "rustcrypto", "ring"][..],
+        ),
+        (
+            "aes-256-gcm",
+            "AES256GCM",
+            "Seal_",
+            &["openssl", "rustcrypto", "ring"][..],
+        ),
     ] {
-        for imp in ["auto", "openssl", "rustcrypto"] {
-            let name = format!("BenchmarkGHASH/{row}/{imp} ");
-            assert!(out.contains(&name), "no {name} in\n{out}");
-        }
-        for (b, avail, needs) in &backends {
-            if *avail {
-                assert!(out.contains(&format!("BenchmarkGHASH/{row}/{b} ")));
-            } else {
-                assert!(out.contains(&format!("# BenchmarkGHASH/{row}/{b}: n/a ({needs})")));
+        let backends = backends_of(algo);
+        assert!(backends.iter().any(|b| b.0 == "portable" && b.1), "{algo}");
+        let out = speed(&[algo, "--format", "go"]);
+        for size in ["16", "64", "1350", "8K", "16K"] {
+            let row = format!("Benchmark{family}/{prefix}{size}");
+            for imp in std::iter::once(&"auto").chain(peers) {
+                let name = format!("{row}/{imp} ");
+                assert!(out.contains(&name), "no {name} in\n{out}");
+            }
+            for (b, avail, needs) in &backends {
+                if *avail {
+                    assert!(out.contains(&format!("{row}/{b} ")), "{row}/{b}");
+                } else {
+                    assert!(out.contains(&format!("# {row}/{b}: n/a ({needs})")));
+                }
             }
         }
     }

@@ -8,11 +8,17 @@
 
 use std::hint::black_box;
 
+mod aes_gcm;
 mod ghash;
 mod sha1;
 
 /// Every algorithm `fastcrypt speed` knows, in the order it lists them.
-pub static ALL: &[&Algorithm] = &[&sha1::ALGORITHM, &ghash::ALGORITHM];
+pub static ALL: &[&Algorithm] = &[
+    &sha1::ALGORITHM,
+    &ghash::ALGORITHM,
+    &aes_gcm::AES_128_GCM,
+    &aes_gcm::AES_256_GCM,
+];
 
 /// One algorithm: its names, default sizes and implementations.
 pub struct Algorithm {
