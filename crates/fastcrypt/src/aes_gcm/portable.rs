@@ -81,25 +81,37 @@ impl Engine {
     }
 
     /// XORs the keystream into one chunk of at most `CHUNK_BLOCKS` blocks.
-    fn ctr_chunk(&self, ctr: &mut [u8; 16], ks: &mut [[u8; 16]; CHUNK_BLOCKS], chunk: &mut [u8]) {
+    /// With `j0`, slot 0 of the batch is J0, whose encryption (the tag
+    /// mask) is returned: a short message costs one call into the cipher,
+    /// which the fixsliced software AES runs 2 or 4 blocks at a time anyway.
+    fn ctr_chunk(
+        &self,
+        ctr: &mut [u8; 16],
+        ks: &mut [[u8; 16]; CHUNK_BLOCKS + 1],
+        chunk: &mut [u8],
+        j0: Option<&[u8; 16]>,
+    ) -> Option<[u8; 16]> {
         let n = chunk.len().div_ceil(16);
-        for k in ks[..n].iter_mut() {
+        let first = usize::from(j0.is_some());
+        if let Some(j) = j0 {
+            ks[0] = *j;
+        }
+        for k in ks[first..first + n].iter_mut() {
             *k = *ctr;
             super::inc32(ctr, 1);
         }
-        self.encrypt_blocks(&mut ks[..n]);
-        for (c, k) in chunk.iter_mut().zip(ks.as_flattened()) {
+        self.encrypt_blocks(&mut ks[..first + n]);
+        for (c, k) in chunk.iter_mut().zip(ks[first..].as_flattened()) {
             *c ^= k;
         }
+        j0.map(|_| ks[0])
     }
 
-    /// GHASH value S and E(K, J0) turned into the tag.
-    fn finish(&self, mut acc: u128, j0: &[u8; 16], aad_len: usize, msg_len: usize) -> [u8; 16] {
+    /// The tag from the GHASH accumulator and E(K, J0).
+    fn finish(&self, mut acc: u128, ek_j0: &[u8; 16], aad_len: usize, msg_len: usize) -> [u8; 16] {
         self.ghash_padded(&mut acc, &super::lengths_block(aad_len, msg_len));
-        let mut ek = *j0;
-        self.encrypt_block(&mut ek);
         let s = acc.to_be_bytes();
-        core::array::from_fn(|i| s[i] ^ ek[i])
+        core::array::from_fn(|i| s[i] ^ ek_j0[i])
     }
 
     pub(super) fn seal(&self, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
@@ -107,20 +119,40 @@ impl Engine {
         self.ghash_padded(&mut acc, aad);
         let mut ctr = *j0;
         super::inc32(&mut ctr, 1);
-        let mut ks = [[0u8; 16]; CHUNK_BLOCKS];
-        for chunk in buf.chunks_mut(CHUNK_BLOCKS * 16) {
-            self.ctr_chunk(&mut ctr, &mut ks, chunk);
+        let mut ks = [[0u8; 16]; CHUNK_BLOCKS + 1];
+        let mut ek = *j0;
+        let mut chunks = buf.chunks_mut(CHUNK_BLOCKS * 16);
+        match chunks.next() {
+            Some(first) => {
+                ek = self
+                    .ctr_chunk(&mut ctr, &mut ks, first, Some(j0))
+                    .unwrap_or(ek);
+                self.ghash_padded(&mut acc, first);
+            }
+            None => self.encrypt_block(&mut ek),
+        }
+        for chunk in chunks {
+            self.ctr_chunk(&mut ctr, &mut ks, chunk, None);
             self.ghash_padded(&mut acc, chunk);
         }
-        zeroize::Zeroize::zeroize(ks.as_flattened_mut());
-        self.finish(acc, j0, aad.len(), buf.len())
+        // Wipe only the keystream that was written (a short message must not
+        // pay for 4 KiB of volatile stores).
+        let used = buf.len().min(CHUNK_BLOCKS * 16).div_ceil(16) + 1;
+        zeroize::Zeroize::zeroize(ks[..used].as_flattened_mut());
+        let tag = self.finish(acc, &ek, aad.len(), buf.len());
+        zeroize::Zeroize::zeroize(&mut ek);
+        tag
     }
 
     pub(super) fn tag(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
         let mut acc = 0u128;
         self.ghash_padded(&mut acc, aad);
         self.ghash_padded(&mut acc, ct);
-        self.finish(acc, j0, aad.len(), ct.len())
+        let mut ek = *j0;
+        self.encrypt_block(&mut ek);
+        let tag = self.finish(acc, &ek, aad.len(), ct.len());
+        zeroize::Zeroize::zeroize(&mut ek);
+        tag
     }
 
     pub(super) fn tag_short(
@@ -129,21 +161,32 @@ impl Engine {
         aad: &[u8],
         ct: &[u8],
     ) -> ([u8; 16], [[u8; 16]; 8]) {
-        let mut ks = [[0u8; 16]; 8];
+        // J0 and the message's counter blocks in one batch.
+        let nb = ct.len().div_ceil(16);
+        let mut blocks = [[0u8; 16]; 9];
+        blocks[0] = *j0;
         let mut ctr = *j0;
-        for k in ks.iter_mut() {
+        for b in blocks[1..=nb].iter_mut() {
             super::inc32(&mut ctr, 1);
-            *k = ctr;
+            *b = ctr;
         }
-        self.encrypt_blocks(&mut ks);
-        (self.tag(j0, aad, ct), ks)
+        self.encrypt_blocks(&mut blocks[..=nb]);
+        let mut acc = 0u128;
+        self.ghash_padded(&mut acc, aad);
+        self.ghash_padded(&mut acc, ct);
+        let tag = self.finish(acc, &blocks[0], aad.len(), ct.len());
+        let mut ks = [[0u8; 16]; 8];
+        ks.copy_from_slice(&blocks[1..]);
+        zeroize::Zeroize::zeroize(blocks.as_flattened_mut());
+        (tag, ks)
     }
 
     pub(super) fn ctr(&self, ctr: &mut [u8; 16], buf: &mut [u8]) {
-        let mut ks = [[0u8; 16]; CHUNK_BLOCKS];
+        let mut ks = [[0u8; 16]; CHUNK_BLOCKS + 1];
         for chunk in buf.chunks_mut(CHUNK_BLOCKS * 16) {
-            self.ctr_chunk(ctr, &mut ks, chunk);
+            self.ctr_chunk(ctr, &mut ks, chunk, None);
         }
-        zeroize::Zeroize::zeroize(ks.as_flattened_mut());
+        let used = buf.len().min(CHUNK_BLOCKS * 16).div_ceil(16);
+        zeroize::Zeroize::zeroize(ks[..used].as_flattened_mut());
     }
 }
