@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 mod benchcmp;
 mod cpu_cmd;
+mod rc4_cmd;
 mod speed;
 
 #[derive(Parser)]
@@ -23,6 +24,9 @@ enum Command {
     /// Print the CPU model, detected features and, per primitive, the
     /// backends available and the one chosen by default.
     Cpu,
+    /// RC4 or RC4-drop[N] from standard input or IN to standard output or
+    /// OUT, in constant memory (a broken cipher: for interoperability only).
+    Rc4(rc4_cmd::Args),
     /// The speed lab: every fastcrypt backend and the peer libraries,
     /// measured side by side (ns/op, MB/s; --compare, --sweep, --plot).
     Speed(Box<speed::SpeedArgs>),
@@ -35,6 +39,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Cpu => cpu_cmd::run(),
+        Command::Rc4(args) => rc4_cmd::run(args),
         Command::Speed(args) => speed::run(*args),
         Command::Benchcmp(args) => benchcmp::run(args),
     };

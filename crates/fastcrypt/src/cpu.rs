@@ -342,6 +342,11 @@ macro_rules! token {
 }
 
 token!(
+    /// Any x86-64 CPU (SSE2 is part of the x86-64 baseline): the RC4
+    /// kernel, plain integer code in `asm!` that needs no extension.
+    X86_64Token: sse2
+);
+token!(
     /// SSSE3 (with SSE2): the SHA-1 SSSE3 message-schedule kernel.
     Ssse3Token: sse2 & ssse3
 );

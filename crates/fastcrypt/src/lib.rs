@@ -45,6 +45,7 @@ mod aes;
 pub mod aes_gcm;
 pub mod cpu;
 pub mod ghash;
+pub mod rc4;
 pub mod sha1;
 
 #[cfg(feature = "rustcrypto")]

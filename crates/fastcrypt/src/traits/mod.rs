@@ -3,4 +3,5 @@
 
 mod aes_gcm;
 mod ghash;
+pub(crate) mod rc4;
 mod sha1;

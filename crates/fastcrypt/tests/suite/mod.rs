@@ -4,10 +4,12 @@
 mod aes_gcm;
 pub mod common;
 mod ghash;
+mod rc4;
 mod sha1;
 
 pub fn register_all(trials: &mut Vec<libtest_mimic::Trial>) {
     aes_gcm::register(trials);
     ghash::register(trials);
+    rc4::register(trials);
     sha1::register(trials);
 }

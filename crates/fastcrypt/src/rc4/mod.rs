@@ -1,0 +1,485 @@
+//! RC4 (ARCFOUR), with RC4-drop\[n\] and multi-stream keystream application.
+//!
+//! **RC4 is broken.** Its keystream is biased (Fluhrer, Mantin and Shamir,
+//! 2001; AlFardan et al., "On the Security of RC4 in TLS", 2013) and RFC
+//! 7465 bans it from TLS. Never choose it for a new design. It is here to
+//! interoperate with formats and protocols that still speak it: Kerberos
+//! RC4-HMAC (RFC 4757), MS-CHAPv2 / MPPE (RFC 3078, RFC 3079), PDF
+//! encryption (standard security handler, revisions 2 to 4) and
+//! BitTorrent's message stream encryption (RC4-drop1024).
+//!
+//! **Not constant time.** Every RC4 step reads and writes the state table at
+//! indices that depend on the key and on earlier output, so the memory
+//! access pattern leaks secret data through the cache to an attacker who
+//! shares the machine. Every backend here has this property; it is RC4's
+//! nature, not an implementation choice.
+//!
+//! ```
+//! use fastcrypt::rc4::{self, Backend, Rc4};
+//!
+//! // RFC 6229, 40-bit key 0x0102030405, keystream bytes 0..8.
+//! let mut buf = [0u8; 8];
+//! let mut c = Rc4::new(&[1, 2, 3, 4, 5]).unwrap();
+//! c.apply_keystream(&mut buf);
+//! assert_eq!(buf, [0xb2, 0x39, 0x63, 0x05, 0xf0, 0x3d, 0xc0, 0x27]);
+//!
+//! // RC4-drop[n] (BitTorrent MSE uses n = 1024) is RC4 with the first n
+//! // keystream bytes discarded.
+//! let mut a = Rc4::new_drop(b"key", 1024).unwrap();
+//! let mut b = Rc4::new(b"key").unwrap();
+//! b.skip(1024);
+//! let (mut x, mut y) = ([7u8; 40], [7u8; 40]);
+//! a.apply_keystream(&mut x);
+//! b.apply_keystream(&mut y);
+//! assert_eq!(x, y);
+//!
+//! // Every backend this CPU runs gives the same keystream.
+//! for &be in Backend::ALL {
+//!     if let Ok(mut c) = Rc4::with_backend(be, &[1, 2, 3, 4, 5]) {
+//!         let mut buf = [0u8; 4];
+//!         c.apply_keystream(&mut buf);
+//!         assert_eq!(buf, [0xb2, 0x39, 0x63, 0x05]);
+//!     }
+//! }
+//!
+//! // Keys are 1 to 256 bytes.
+//! assert!(Rc4::new(&[]).is_err());
+//! assert!(Rc4::new(&[0; 257]).is_err());
+//! ```
+//!
+//! Backends: `portable` (safe Rust) and `x86_64` (the same schedule in
+//! `asm!`, x86-64 only). Both issue each `S[i]` load three rounds early,
+//! before the stores that might alias it, and check the rare collision
+//! with a branch (see `portable.rs`); the store port, not load latency, is
+//! then what bounds them.
+//!
+//! For bulk work over many keys, [`apply_keystreams`] interleaves up to
+//! [`MAX_LANES`] independent streams in one loop.
+
+use core::fmt;
+
+mod portable;
+
+#[cfg(feature = "rustcrypto")]
+pub use crate::traits::rc4::Rc4Fixed;
+
+#[cfg(all(target_arch = "x86_64", not(fastcrypt_backend = "portable")))]
+mod x86_64;
+
+#[cfg(all(target_arch = "x86_64", not(fastcrypt_backend = "portable")))]
+use crate::cpu;
+
+/// The shortest key RC4 accepts, in bytes.
+pub const MIN_KEY_LEN: usize = 1;
+/// The longest key RC4 accepts, in bytes (the state table's size).
+pub const MAX_KEY_LEN: usize = 256;
+/// The most streams [`apply_keystreams`] runs in one interleaved loop.
+pub const MAX_LANES: usize = 8;
+
+define_backends! {
+    primitive: "rc4";
+    /// Safe, portable Rust: the oracle the other backends are checked
+    /// against, with loads issued three rounds early.
+    Portable => "portable", needs "";
+    /// The portable schedule in `asm!` for x86-64, with registers and
+    /// addressing chosen by hand (64-bit mode only).
+    X86_64 => "x86_64", needs "x86-64 (64-bit mode)";
+}
+
+/// A kernel handle: which code applies the keystream, with the proof token
+/// that makes calling it sound.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Kernel {
+    Portable,
+    #[cfg(all(target_arch = "x86_64", not(fastcrypt_backend = "portable")))]
+    X86_64(cpu::X86_64Token),
+}
+
+fn probe(backend: Backend) -> Option<Kernel> {
+    match backend {
+        Backend::Portable => Some(Kernel::Portable),
+        #[cfg(all(target_arch = "x86_64", not(fastcrypt_backend = "portable")))]
+        Backend::X86_64 => cpu::X86_64Token::get().map(Kernel::X86_64),
+        #[allow(unreachable_patterns)]
+        _ => None,
+    }
+}
+
+impl Kernel {
+    /// XORs the next `buf.len()` keystream bytes into `buf`. Called once
+    /// per bulk operation; the kernels loop internally.
+    #[inline]
+    fn apply(self, st: &mut State, buf: &mut [u8]) {
+        match self {
+            Kernel::Portable => portable::apply(st, buf),
+            #[cfg(all(target_arch = "x86_64", not(fastcrypt_backend = "portable")))]
+            Kernel::X86_64(t) => x86_64::apply(t, st, buf),
+        }
+    }
+}
+
+/// The default kernel, probed once per call (the CPU feature cache makes
+/// this a load and a few branches).
+#[inline]
+fn default_backend() -> (Backend, Kernel) {
+    let b = Backend::fastest();
+    // `fastest()` only returns probed backends and portable always probes.
+    (b, probe(b).unwrap_or(Kernel::Portable))
+}
+
+/// The RC4 state: the permutation `s` and the indices `i`, `j`.
+///
+/// Aligned to a cache line so the 256-byte table spans four lines, not
+/// five. Zeroed on drop.
+#[derive(Clone)]
+#[repr(C, align(64))]
+pub(crate) struct State {
+    pub(crate) s: [u8; 256],
+    pub(crate) i: u8,
+    pub(crate) j: u8,
+}
+
+impl State {
+    /// The key-scheduling algorithm. `key` must be 1..=256 bytes (checked
+    /// by the callers).
+    fn new(key: &[u8]) -> State {
+        debug_assert!((MIN_KEY_LEN..=MAX_KEY_LEN).contains(&key.len()));
+        let mut st = State {
+            s: [0; 256],
+            i: 0,
+            j: 0,
+        };
+        for (n, v) in st.s.iter_mut().enumerate() {
+            *v = n as u8;
+        }
+        let mut j = 0u8;
+        for (n, &k) in (0..256).zip(key.iter().cycle()) {
+            j = j.wrapping_add(st.s[n]).wrapping_add(k);
+            st.s.swap(n, usize::from(j));
+        }
+        st
+    }
+}
+
+impl Drop for State {
+    fn drop(&mut self) {
+        use zeroize::Zeroize;
+        self.s.zeroize();
+        self.i.zeroize();
+        self.j.zeroize();
+    }
+}
+
+/// A key length outside RC4's 1..=256 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InvalidKeyLength {
+    /// The length that was given, in bytes.
+    pub len: usize,
+}
+
+impl fmt::Display for InvalidKeyLength {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "invalid RC4 key length {} bytes (must be {MIN_KEY_LEN} to {MAX_KEY_LEN})",
+            self.len
+        )
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for InvalidKeyLength {}
+
+/// Input and output buffers of different lengths.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LengthMismatch {
+    /// The input's length.
+    pub input: usize,
+    /// The output's length.
+    pub output: usize,
+}
+
+impl fmt::Display for LengthMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "input is {} bytes but output is {} bytes",
+            self.input, self.output
+        )
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for LengthMismatch {}
+
+/// [`apply_keystreams`] was given a different number of streams and
+/// buffers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamCountMismatch {
+    /// How many streams were given.
+    pub streams: usize,
+    /// How many buffers were given.
+    pub bufs: usize,
+}
+
+impl fmt::Display for StreamCountMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} RC4 streams but {} buffers", self.streams, self.bufs)
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for StreamCountMismatch {}
+
+/// Why [`Rc4::with_backend`] failed: the backend, or the key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// This CPU (or build) cannot run the requested backend.
+    Unsupported(crate::Unsupported),
+    /// The key is not 1..=256 bytes.
+    InvalidKeyLength(InvalidKeyLength),
+}
+
+impl From<crate::Unsupported> for Error {
+    fn from(e: crate::Unsupported) -> Error {
+        Error::Unsupported(e)
+    }
+}
+
+impl From<InvalidKeyLength> for Error {
+    fn from(e: InvalidKeyLength) -> Error {
+        Error::InvalidKeyLength(e)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Unsupported(e) => e.fmt(f),
+            Error::InvalidKeyLength(e) => e.fmt(f),
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Unsupported(e) => Some(e),
+            Error::InvalidKeyLength(e) => Some(e),
+        }
+    }
+}
+
+/// An RC4 keystream: encrypts and decrypts (the same operation) any number
+/// of bytes, in any number of calls.
+///
+/// Cloning copies the whole state: the clone continues the same keystream
+/// independently. The state is zeroed when the value is dropped.
+#[derive(Clone)]
+pub struct Rc4 {
+    st: State,
+    backend: Backend,
+    kernel: Kernel,
+}
+
+impl fmt::Debug for Rc4 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Rc4")
+            .field("backend", &self.backend)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Rc4 {
+    /// A keystream for `key` (1 to 256 bytes), on the fastest backend this
+    /// CPU runs.
+    pub fn new(key: &[u8]) -> Result<Rc4, InvalidKeyLength> {
+        let (backend, kernel) = default_backend();
+        Self::from_kernel(backend, kernel, key)
+    }
+
+    /// A keystream for `key` on `backend`. Fails with
+    /// [`Error::Unsupported`] if this CPU (or build) cannot run the
+    /// backend, checked first, then with [`Error::InvalidKeyLength`].
+    ///
+    /// ```
+    /// use fastcrypt::rc4::{Backend, Error, Rc4};
+    ///
+    /// let c = Rc4::with_backend(Backend::Portable, b"key").unwrap();
+    /// assert_eq!(c.backend(), Backend::Portable);
+    /// assert!(matches!(
+    ///     Rc4::with_backend(Backend::Portable, &[]),
+    ///     Err(Error::InvalidKeyLength(_))
+    /// ));
+    /// ```
+    pub fn with_backend(backend: Backend, key: &[u8]) -> Result<Rc4, Error> {
+        let kernel = backend.kernel()?;
+        Ok(Self::from_kernel(backend, kernel, key)?)
+    }
+
+    /// RC4-drop\[n\]: the keystream for `key` with its first `n` bytes
+    /// discarded (BitTorrent MSE uses n = 1024; n = 768 or 3072 are other
+    /// common choices).
+    pub fn new_drop(key: &[u8], n: u64) -> Result<Rc4, InvalidKeyLength> {
+        let mut c = Self::new(key)?;
+        c.skip(n);
+        Ok(c)
+    }
+
+    fn from_kernel(backend: Backend, kernel: Kernel, key: &[u8]) -> Result<Rc4, InvalidKeyLength> {
+        if !(MIN_KEY_LEN..=MAX_KEY_LEN).contains(&key.len()) {
+            return Err(InvalidKeyLength { len: key.len() });
+        }
+        Ok(Rc4 {
+            st: State::new(key),
+            backend,
+            kernel,
+        })
+    }
+
+    /// The backend this keystream uses.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// XORs the next `buf.len()` keystream bytes into `buf` (encrypts or
+    /// decrypts it in place).
+    #[inline]
+    pub fn apply_keystream(&mut self, buf: &mut [u8]) {
+        self.kernel.apply(&mut self.st, buf);
+    }
+
+    /// Writes `input` XOR the next keystream bytes to `output`; the two
+    /// must have the same length.
+    pub fn apply_keystream_b2b(
+        &mut self,
+        input: &[u8],
+        output: &mut [u8],
+    ) -> Result<(), LengthMismatch> {
+        if input.len() != output.len() {
+            return Err(LengthMismatch {
+                input: input.len(),
+                output: output.len(),
+            });
+        }
+        // The kernels work in place; a copy costs a small fraction of a
+        // cycle per byte next to RC4's two cycles.
+        output.copy_from_slice(input);
+        self.apply_keystream(output);
+        Ok(())
+    }
+
+    /// Writes the next `buf.len()` keystream bytes themselves to `buf`.
+    pub fn write_keystream(&mut self, buf: &mut [u8]) {
+        buf.fill(0);
+        self.apply_keystream(buf);
+    }
+
+    /// Discards the next `n` keystream bytes.
+    pub fn skip(&mut self, mut n: u64) {
+        use zeroize::Zeroize;
+        let mut scratch = [0u8; 512];
+        while n > 0 {
+            let take = n.min(scratch.len() as u64) as usize;
+            self.apply_keystream(&mut scratch[..take]);
+            n -= take as u64;
+        }
+        scratch.zeroize();
+    }
+}
+
+/// Applies each stream's keystream to its buffer, `streams[k]` to
+/// `bufs[k]`, running up to [`MAX_LANES`] independent streams in one
+/// interleaved loop. The result is exactly that of calling
+/// [`Rc4::apply_keystream`] on each pair; buffers may have any, unequal,
+/// lengths (streams whose buffers run out leave the interleaved loop and
+/// the rest go on in narrower groups).
+///
+/// Fails, changing nothing, if `streams` and `bufs` differ in length.
+///
+/// ```
+/// use fastcrypt::rc4::{apply_keystreams, Rc4};
+///
+/// let keys: [&[u8]; 3] = [b"one", b"two", b"three"];
+/// let mut streams: Vec<Rc4> = keys.iter().map(|k| Rc4::new(k).unwrap()).collect();
+/// let mut a = vec![0u8; 100];
+/// let mut b = vec![0u8; 3000];
+/// let mut c = vec![0u8; 17];
+/// apply_keystreams(&mut streams, &mut [&mut a, &mut b, &mut c]).unwrap();
+///
+/// let mut want = vec![0u8; 3000];
+/// Rc4::new(b"two").unwrap().apply_keystream(&mut want);
+/// assert_eq!(b, want);
+/// ```
+pub fn apply_keystreams(
+    streams: &mut [Rc4],
+    bufs: &mut [&mut [u8]],
+) -> Result<(), StreamCountMismatch> {
+    if streams.len() != bufs.len() {
+        return Err(StreamCountMismatch {
+            streams: streams.len(),
+            bufs: bufs.len(),
+        });
+    }
+    for (ss, bs) in streams
+        .chunks_mut(MAX_LANES)
+        .zip(bufs.chunks_mut(MAX_LANES))
+    {
+        apply_group(ss, bs);
+    }
+    Ok(())
+}
+
+/// One group of at most `MAX_LANES` streams: interleave the streams that
+/// still have bytes left, over the shortest remainder among them, until
+/// one or none is left.
+fn apply_group(ss: &mut [Rc4], bs: &mut [&mut [u8]]) {
+    debug_assert!(ss.len() <= MAX_LANES && ss.len() == bs.len());
+    let mut done = [0usize; MAX_LANES];
+    loop {
+        let live = bs.iter().zip(&done).filter(|(b, &d)| b.len() > d).count();
+        match live {
+            0 => return,
+            1 => {
+                for ((s, b), &d) in ss.iter_mut().zip(bs.iter_mut()).zip(&done) {
+                    if b.len() > d {
+                        s.apply_keystream(&mut b[d..]);
+                    }
+                }
+                return;
+            }
+            2..=3 => interleave::<2>(ss, bs, &mut done),
+            4..=7 => interleave::<4>(ss, bs, &mut done),
+            _ => interleave::<8>(ss, bs, &mut done),
+        }
+    }
+}
+
+/// Runs the first `N` streams that have bytes left over the shortest
+/// remainder among them, and records the progress in `done`.
+fn interleave<const N: usize>(ss: &mut [Rc4], bs: &mut [&mut [u8]], done: &mut [usize]) {
+    let mut lanes = ss
+        .iter_mut()
+        .zip(bs.iter_mut())
+        .zip(done.iter_mut())
+        .filter(|((_, b), d)| b.len() > **d);
+    let mut picked: [_; N] = core::array::from_fn(|_| lanes.next());
+    let len = picked
+        .iter()
+        .map(|l| l.as_ref().map_or(0, |((_, b), d)| b.len() - **d))
+        .min()
+        .unwrap_or(0);
+    let mut states: [Option<&mut State>; N] = [const { None }; N];
+    let mut parts: [&mut [u8]; N] = core::array::from_fn(|_| &mut [][..]);
+    for (k, lane) in picked.iter_mut().enumerate() {
+        if let Some(((s, b), d)) = lane.take() {
+            let start = *d;
+            *d += len;
+            states[k] = Some(&mut s.st);
+            parts[k] = &mut b[start..start + len];
+        }
+    }
+    let states = states.map(|s| s.expect("interleave: a lane without a stream"));
+    portable::apply_lanes(states, parts);
+}
