@@ -322,6 +322,8 @@ pub struct Paired {
     pub n: usize,
     /// Rounds taken.
     pub total: usize,
+    /// Whether the quiet rounds were too few and every round was used.
+    pub loaded: bool,
     /// Two-sided sign-test p-value for "B is as fast as A".
     pub p_value: f64,
 }
@@ -336,11 +338,8 @@ pub fn paired(a: &[f64], b: &[f64]) -> Option<Paired> {
         return None;
     }
     let quiet = quiet_rounds(a, b);
-    let used: Vec<usize> = if quiet.len() >= 5 && quiet.len() * 3 >= total {
-        quiet
-    } else {
-        (0..total).collect()
-    };
+    let loaded = quiet.len() < 5 || quiet.len() * 3 < total;
+    let used: Vec<usize> = if loaded { (0..total).collect() } else { quiet };
     let ratios: Vec<f64> = used.iter().map(|&i| b[i] / a[i]).collect();
     let inverse: Vec<f64> = used.iter().map(|&i| a[i] / b[i]).collect();
     let faster = ratios.iter().filter(|&&r| r < 1.0).count();
@@ -350,6 +349,7 @@ pub fn paired(a: &[f64], b: &[f64]) -> Option<Paired> {
         speedup: median(&inverse),
         n: used.len(),
         total,
+        loaded,
         p_value: sign_test(faster, faster + slower),
     })
 }
@@ -407,7 +407,15 @@ mod tests {
         assert_eq!(p.time_ratio, 0.5);
         // Loaded throughout: every round is used.
         let p = paired(&a[3..8], &b[3..8]).unwrap();
-        assert_eq!((p.n, p.total), (5, 5));
+        assert_eq!((p.n, p.total, p.loaded), (5, 5, false));
+        // Quiet only in 4 of 15 rounds: every round is used, and said so.
+        let (mut a, mut b) = (vec![180.0; 15], vec![65.0; 15]);
+        for i in 0..4 {
+            a[i] = 100.0;
+            b[i] = 50.0;
+        }
+        let p = paired(&a, &b).unwrap();
+        assert_eq!((p.n, p.total, p.loaded), (15, 15, true));
     }
 
     #[test]

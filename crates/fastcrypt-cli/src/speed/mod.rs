@@ -20,23 +20,25 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 const ABOUT_TIMING: &str = "\
-Timing: for each cell (algorithm x size x implementation) the iteration count
-is calibrated so that one sample takes --min-time / --samples; after one
-discarded warm-up round, every cell is sampled once per round, in an order
-rotated each round, so implementations are interleaved (A B C A B C ...)
-rather than run one after another. Samples are timed with the thread's CPU
-time where the OS has it (--clock cpu), so time spent descheduled while
-other processes run is not counted; --clock wall uses elapsed time. Tables show the median ns/op with the
-samples' min and max; MB/s is 10^6 bytes per second at the median.
+Timing: for each cell (algorithm x size x implementation) the iteration
+count is calibrated so that one sample takes --min-time / --samples; after
+one discarded warm-up round, every cell is sampled once per round, in an
+order rotated each round, so implementations are interleaved (A B C A B C
+...) rather than run one after another. Samples are timed with the
+thread's CPU time where the OS has it (--clock cpu), so time spent
+descheduled while other processes run is not counted; --clock wall uses
+elapsed time. Tables show the median ns/op with the samples' min and max;
+MB/s is 10^6 bytes per second at the median.
+
 --compare A,B reports the median of the per-round ratios B/A (paired
 samples taken back to back), not the ratio of the medians, and marks with
-`~` a difference that a sign test over the rounds does not support (p>0.05).
-A round in which A or B ran more than 10% slower than its own best sample
-is set aside as disturbed by load (load phases slow SIMD and scalar code by
-different factors, so they bias even paired ratios); while fewer than half
-of --samples rounds are quiet, --compare takes more rounds, up to three
-times --samples. If too few quiet rounds remain, every round is used and
-the table says so.
+`~` a difference that a sign test over the rounds does not support
+(p >= 0.05). A round in which A or B ran more than 10% slower than its own
+best sample is set aside as disturbed by load (load phases slow SIMD and
+scalar code by different factors, so they bias even paired ratios); while
+fewer than half of --samples rounds are quiet, --compare takes more
+rounds, up to three times --samples. If quiet rounds stay too few, every
+round is used and the row is marked `*`.
 
 Cycles/byte: shown only with --cpu-ghz, when you know the core clock is
 fixed (turbo and frequency scaling off). fastcrypt reads no cycle counter

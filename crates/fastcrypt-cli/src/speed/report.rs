@@ -187,9 +187,18 @@ fn text(run: &Run, md: bool) -> String {
                     n.to_string()
                 }
             };
-            let used: Vec<String> = rows.1.iter().map(|(n, t)| format!("{n}/{t}")).collect();
+            let used: Vec<String> = rows
+                .1
+                .iter()
+                .map(|(n, t, loaded)| format!("{n}/{t}{}", if *loaded { "*" } else { "" }))
+                .collect();
+            let loaded_note = if rows.1.iter().any(|r| r.2) {
+                "; *: too few quiet rounds, every round used: the machine was loaded throughout, rerun"
+            } else {
+                ""
+            };
             let title = format!(
-                "{}: old = {}, new = {}; delta, speedup: medians of per-round paired ratios over quiet rounds (used/taken: {})",
+                "{}: old = {}, new = {}; delta, speedup: medians of per-round paired ratios over quiet rounds (used/taken: {}){loaded_note}",
                 algo.name,
                 name_of(a),
                 name_of(b),
@@ -315,8 +324,9 @@ fn sweep_table(run: &Run, cells: &[&Cell]) -> Table {
     t
 }
 
-/// `(rounds used, rounds taken)` for each `--compare` row.
-type RoundsUsed = Vec<(usize, usize)>;
+/// `(rounds used, rounds taken, too few quiet rounds)` for each
+/// `--compare` row.
+type RoundsUsed = Vec<(usize, usize, bool)>;
 
 /// The `--compare` rows for one algorithm with the rounds behind each, if
 /// the algorithm has both implementations.
@@ -351,7 +361,7 @@ fn compare_rows(run: &Run, ai: usize) -> Option<(Vec<CmpRow>, RoundsUsed)> {
         let Some(p) = engine::paired(&ra.samples, &rb.samples) else {
             continue;
         };
-        n.push((p.n, p.total));
+        n.push((p.n, p.total, p.loaded));
         let same = p.p_value >= 0.05;
         rows.push(CmpRow {
             name: format!("Benchmark{}/{}", algo.go_family, (algo.row_name)(size)),
@@ -464,9 +474,10 @@ fn json_value(run: &Run) -> Value {
                 "algorithm": run.algos[ai].name,
                 "old": a,
                 "new": b,
-                "rows": rows.iter().zip(&n).map(|(r, (used, taken))| json!({
+                "rows": rows.iter().zip(&n).map(|(r, (used, taken, loaded))| json!({
                     "rounds_used": used,
                     "rounds_taken": taken,
+                    "too_few_quiet_rounds": loaded,
                     "benchmark": r.name,
                     "old_ns_per_op": r.old_ns,
                     "new_ns_per_op": r.new_ns,
