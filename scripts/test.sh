@@ -31,9 +31,12 @@ if [ -r /proc/cpuinfo ]; then
   has ssse3 && required+=(ssse3)
   has avx2 bmi1 bmi2 && required+=(avx2)
   has sha_ni sse4_1 && required+=(shani)
-  has pclmulqdq sse4_1 && required+=(pclmul)
+  has pclmulqdq ssse3 sse4_1 && required+=(pclmul)
   has vpclmulqdq avx2 && required+=(vpclmul)
+  has aes pclmulqdq ssse3 sse4_1 && required+=(aesni_pclmul)
+  has vaes vpclmulqdq aes pclmulqdq avx2 && required+=(vaes_vpclmul)
 fi
+[ "$(uname -m)" = x86_64 ] && required+=(x86_64)
 export FASTCRYPT_REQUIRE_BACKENDS
 FASTCRYPT_REQUIRE_BACKENDS=$(IFS=,; echo "${required[*]:-}")
 step "cargo test --workspace (required backends: ${FASTCRYPT_REQUIRE_BACKENDS:-none})"

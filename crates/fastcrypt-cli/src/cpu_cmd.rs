@@ -10,17 +10,28 @@ pub struct PrimitiveBackends {
     pub default: String,
 }
 
+/// One primitive's rows, from its `Backend` type (the same API for all).
+macro_rules! backends_of {
+    ($name:literal, $backend:ty) => {
+        PrimitiveBackends {
+            primitive: $name,
+            backends: <$backend>::ALL
+                .iter()
+                .map(|b| (b.name(), b.is_available(), b.needs()))
+                .collect(),
+            default: <$backend>::fastest().to_string(),
+        }
+    };
+}
+
 /// Every primitive the library has, in the order the CLI lists them.
 pub fn primitives() -> Vec<PrimitiveBackends> {
-    use fastcrypt::sha1;
-    vec![PrimitiveBackends {
-        primitive: "sha1",
-        backends: sha1::Backend::ALL
-            .iter()
-            .map(|b| (b.name(), b.is_available(), b.needs()))
-            .collect(),
-        default: sha1::Backend::fastest().to_string(),
-    }]
+    vec![
+        backends_of!("sha1", fastcrypt::sha1::Backend),
+        backends_of!("rc4", fastcrypt::rc4::Backend),
+        backends_of!("ghash", fastcrypt::ghash::Backend),
+        backends_of!("aes-gcm", fastcrypt::aes_gcm::Backend),
+    ]
 }
 
 /// The CPU model: CPUID's brand string on x86, else the OS's idea of it.

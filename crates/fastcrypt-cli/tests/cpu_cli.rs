@@ -15,34 +15,44 @@ fn fastcrypt(args: &[&str]) -> (bool, String, String) {
     )
 }
 
+/// Every backend of a primitive has a row whose status agrees with the
+/// library, and exactly one is the default.
+macro_rules! check_rows {
+    ($out:expr, $prim:literal, $backend:ty) => {
+        for b in <$backend>::ALL {
+            let row = $out
+                .lines()
+                .find(|l| l.split_whitespace().take(2).eq([$prim, b.name()]))
+                .unwrap_or_else(|| panic!("no row for {}/{b}:\n{}", $prim, $out));
+            let status = row.split_whitespace().nth(2).unwrap();
+            let want = if *b == <$backend>::fastest() {
+                "default"
+            } else if b.is_available() {
+                "available"
+            } else {
+                "n/a"
+            };
+            assert_eq!(status, want, "{row}");
+        }
+        let prefix = concat!($prim, " ");
+        let defaults = $out
+            .lines()
+            .filter(|l| l.starts_with(prefix) && l.contains(" default "))
+            .count();
+        assert_eq!(defaults, 1, "{}", $out);
+    };
+}
+
 #[test]
-fn cpu_lists_model_features_and_every_sha1_backend() {
+fn cpu_lists_model_features_and_every_backend() {
     let (ok, out, err) = fastcrypt(&["cpu"]);
     assert!(ok, "stderr: {err}");
     assert!(out.starts_with("cpu:"), "{out}");
     assert!(out.contains("\nfeatures:"), "{out}");
-    for b in fastcrypt::sha1::Backend::ALL {
-        let row = out
-            .lines()
-            .find(|l| l.split_whitespace().take(2).eq(["sha1", b.name()]))
-            .unwrap_or_else(|| panic!("no row for sha1/{b}:\n{out}"));
-        let status = row.split_whitespace().nth(2).unwrap();
-        let want = if *b == fastcrypt::sha1::Backend::fastest() {
-            "default"
-        } else if b.is_available() {
-            "available"
-        } else {
-            "n/a"
-        };
-        assert_eq!(status, want, "{row}");
-    }
-    // Exactly one default per primitive.
-    assert_eq!(
-        out.lines()
-            .filter(|l| l.starts_with("sha1 ") && l.contains(" default "))
-            .count(),
-        1
-    );
+    check_rows!(out, "sha1", fastcrypt::sha1::Backend);
+    check_rows!(out, "rc4", fastcrypt::rc4::Backend);
+    check_rows!(out, "ghash", fastcrypt::ghash::Backend);
+    check_rows!(out, "aes-gcm", fastcrypt::aes_gcm::Backend);
 }
 
 #[test]
