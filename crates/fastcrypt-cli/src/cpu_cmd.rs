@@ -81,7 +81,7 @@ pub fn run() -> Result<(), String> {
     let _ = writeln!(out);
     let _ = writeln!(
         out,
-        "{:<10} {:<10} {:<12} needs",
+        "{:<10} {:<14} {:<10} needs",
         "primitive", "backend", "status"
     );
     for p in primitives() {
@@ -94,7 +94,7 @@ pub fn run() -> Result<(), String> {
             let needs = if needs.is_empty() { "-" } else { needs };
             let _ = writeln!(
                 out,
-                "{:<10} {:<10} {:<12} {}",
+                "{:<10} {:<14} {:<10} {}",
                 p.primitive, name, status, needs
             );
         }
