@@ -431,3 +431,43 @@ fn ghash_and_aes_gcm_rows() {
         }
     }
 }
+
+/// RC4: Go's row names, every backend and peer; OpenSSL's row says why
+/// when its legacy provider cannot load, instead of disappearing.
+#[test]
+fn rc4_rows_and_openssl_legacy_provider() {
+    let out = speed(&["rc4"]);
+    for row in ["RC4_128", "RC4_1K", "RC4_8K"] {
+        for (b, _, _) in backends_of("rc4") {
+            assert!(
+                out.lines()
+                    .any(|l| l.starts_with(row) && l.split_whitespace().nth(1) == Some(b.as_str())),
+                "no {row} {b} in\n{out}"
+            );
+        }
+        for p in ["openssl", "rustcrypto"] {
+            assert!(
+                out.lines()
+                    .any(|l| l.starts_with(row) && l.split_whitespace().nth(1) == Some(p)),
+                "no {row} {p} in\n{out}"
+            );
+        }
+    }
+    let mut args = vec!["speed", "rc4", "--sizes", "128"];
+    args.extend_from_slice(FAST);
+    let o = Command::new(env!("CARGO_BIN_EXE_fastcrypt"))
+        .args(&args)
+        .env("OPENSSL_MODULES", "/nonexistent-fastcrypt-test")
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let out = String::from_utf8(o.stdout).unwrap();
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("RC4_128") && l.split_whitespace().nth(1) == Some("openssl"))
+        .unwrap_or_else(|| panic!("no openssl row in\n{out}"));
+    assert!(
+        line.contains("n/a (OpenSSL's legacy provider did not load: "),
+        "{line}"
+    );
+}

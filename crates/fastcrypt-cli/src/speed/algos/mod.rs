@@ -10,11 +10,13 @@ use std::hint::black_box;
 
 mod aes_gcm;
 mod ghash;
+mod rc4;
 mod sha1;
 
 /// Every algorithm `fastcrypt speed` knows, in the order it lists them.
 pub static ALL: &[&Algorithm] = &[
     &sha1::ALGORITHM,
+    &rc4::ALGORITHM,
     &ghash::ALGORITHM,
     &aes_gcm::AES_128_GCM,
     &aes_gcm::AES_256_GCM,
@@ -184,7 +186,6 @@ pub fn cipher_row_name(prefix: &str, size: usize) -> String {
 
 /// Default sizes by kind of primitive (the classic benchmark sizes).
 pub const HASH_SIZES: &[usize] = &[8, 1024, 8192];
-#[allow(dead_code)]
 pub const STREAM_SIZES: &[usize] = &[128, 1024, 8192];
 pub const AEAD_SIZES: &[usize] = &[16, 64, 1350, 8192, 16384];
 
