@@ -240,7 +240,8 @@ pub(crate) fn fold8(t: impl Clmul, key: &ClmulKey, acc: __m128i, blocks: &[__m12
 #[inline(always)]
 fn fold_short(t: impl Clmul, key: &ClmulKey, acc: __m128i, rest: &[u8]) -> __m128i {
     let n = rest.len() / BLOCK_LEN;
-    debug_assert!((1..8).contains(&n) && rest.len() % BLOCK_LEN == 0);
+    debug_assert!((1..8).contains(&n));
+    debug_assert_eq!(rest.len() % BLOCK_LEN, 0);
     let first = POWERS - n;
     let mut w: Option<Wide> = None;
     for (i, b) in rest.chunks_exact(BLOCK_LEN).enumerate() {

@@ -184,7 +184,8 @@ pub(crate) fn fold8(t: impl Vclmul, key: &ClmulKey, acc: __m128i, pairs: &[__m25
 #[inline(always)]
 fn fold_short(t: impl Vclmul, key: &ClmulKey, acc: __m128i, rest: &[u8]) -> __m128i {
     let n = rest.len() / BLOCK_LEN;
-    debug_assert!((1..16).contains(&n) && rest.len() % BLOCK_LEN == 0);
+    debug_assert!((1..16).contains(&n));
+    debug_assert_eq!(rest.len() % BLOCK_LEN, 0);
     let first = POWERS - n;
     let mut pairs = rest.chunks_exact(2 * BLOCK_LEN);
     let mut wide: Option<Wide> = None;
