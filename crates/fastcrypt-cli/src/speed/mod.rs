@@ -212,6 +212,7 @@ pub fn run(args: SpeedArgs) -> Result<(), String> {
     let peers = args.peers.as_deref().map(parse_peers).transpose()?;
     // --compare alone measures just the pair: fewer cells per round puts A
     // and B closer together in time.
+    let compare_only = compare.is_some() && backends.is_none() && peers.is_none();
     let (backends, peers) = match (&compare, backends, peers) {
         (Some(_), None, None) => (Selection::Named(vec![]), Selection::Named(vec![])),
         (_, b, p) => (b.unwrap_or(Selection::All), p.unwrap_or(Selection::All)),
@@ -219,6 +220,13 @@ pub fn run(args: SpeedArgs) -> Result<(), String> {
 
     let mut cells = Vec::new();
     for (ai, algo) in algos.iter().enumerate() {
+        if let (true, Some((a, b))) = (compare_only, &compare) {
+            // Nothing to pair in an algorithm that lacks A or B.
+            let names: Vec<&str> = (algo.implementations)().iter().map(|i| i.name).collect();
+            if !names.contains(&a.as_str()) || !names.contains(&b.as_str()) {
+                continue;
+            }
+        }
         let sizes = sizes.clone().unwrap_or_else(|| algo.default_sizes.to_vec());
         for &size in &sizes {
             for imp in (algo.implementations)() {
@@ -508,51 +516,48 @@ fn parse_compare(s: &str) -> Result<(String, String), String> {
     }
 }
 
+/// `--compare A,B` applies to every selected algorithm that has both; it
+/// is an error when none has, or when A or B is n/a where both exist.
 fn check_compare(a: &str, b: &str, algos: &[&Algorithm], cells: &[Cell]) -> Result<(), String> {
     let mut any = false;
     for (ai, algo) in algos.iter().enumerate() {
         let find = |name: &str| cells.iter().find(|c| c.algo == ai && c.name == name);
-        let (ca, cb) = (find(a), find(b));
-        if ca.is_none() && cb.is_none() {
+        let (Some(ca), Some(cb)) = (find(a), find(b)) else {
             continue;
-        }
+        };
         for (name, cell) in [(a, ca), (b, cb)] {
-            let names: Vec<&str> = (algo.implementations)().iter().map(|i| i.name).collect();
-            match cell {
-                None => {
-                    return Err(format!(
-                        "cannot compare on {}: no implementation `{name}` (valid: {})",
-                        algo.name,
-                        names.join(", ")
-                    ))
-                }
-                Some(c) => {
-                    if let engine::State::NotAvailable(why) = &c.state {
-                        return Err(format!(
-                            "cannot compare on {}: `{name}` is n/a ({why})",
-                            algo.name
-                        ));
-                    }
-                }
+            if let engine::State::NotAvailable(why) = &cell.state {
+                return Err(format!(
+                    "cannot compare on {}: `{name}` is n/a ({why})",
+                    algo.name
+                ));
             }
         }
         any = true;
     }
-    if !any {
-        let mut valid = Vec::new();
-        for algo in algos {
-            for i in (algo.implementations)() {
-                if !valid.contains(&i.name) {
-                    valid.push(i.name);
-                }
+    if any {
+        return Ok(());
+    }
+    let mut valid: Vec<&str> = Vec::new();
+    for algo in algos {
+        for i in (algo.implementations)() {
+            if !valid.contains(&i.name) {
+                valid.push(i.name);
             }
         }
-        return Err(format!(
-            "unknown implementation in --compare `{a},{b}` (valid: {})",
-            valid.join(", ")
-        ));
     }
-    Ok(())
+    let algo_names: Vec<&str> = algos.iter().map(|x| x.name).collect();
+    match [a, b].into_iter().find(|n| !valid.contains(n)) {
+        Some(unknown) => Err(format!(
+            "--compare: no implementation `{unknown}` in {} (valid: {})",
+            algo_names.join(", "),
+            valid.join(", ")
+        )),
+        None => Err(format!(
+            "--compare: no selected algorithm ({}) has both `{a}` and `{b}`",
+            algo_names.join(", ")
+        )),
+    }
 }
 
 /// `8`, `1K`, `16k`, `2M`, `4KiB`: sizes in bytes.
