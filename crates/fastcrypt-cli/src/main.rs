@@ -6,6 +6,7 @@ use std::process::ExitCode;
 mod benchcmp;
 mod cpu_cmd;
 mod rc4_cmd;
+mod sha1_cmd;
 mod speed;
 
 #[derive(Parser)]
@@ -27,6 +28,9 @@ enum Command {
     /// RC4 or RC4-drop[N] from standard input or IN to standard output or
     /// OUT, in constant memory (a broken cipher: for interoperability only).
     Rc4(rc4_cmd::Args),
+    /// SHA-1 of files in sha1sum's format, or --check a list of digests
+    /// (SHA-1 is broken for collision resistance: for interoperability).
+    Sha1(sha1_cmd::Args),
     /// The speed lab: every fastcrypt backend and the peer libraries,
     /// measured side by side (ns/op, MB/s; --compare, --sweep, --plot).
     Speed(Box<speed::SpeedArgs>),
@@ -40,6 +44,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Cpu => cpu_cmd::run(),
         Command::Rc4(args) => rc4_cmd::run(args),
+        Command::Sha1(args) => sha1_cmd::run(args),
         Command::Speed(args) => speed::run(*args),
         Command::Benchcmp(args) => benchcmp::run(args),
     };

@@ -1,0 +1,94 @@
+//! `fastcrypt sha1`, run as a user would, against `sha1sum`'s format.
+#![allow(missing_docs)]
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn run(args: &[&str], stdin: &[u8]) -> (bool, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fastcrypt"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run fastcrypt");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn tempdir(tag: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("fastcrypt-sha1-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn hashes_stdin_and_files_like_sha1sum() {
+    let (ok, out, _) = run(&["sha1"], b"abc");
+    assert!(ok);
+    assert_eq!(out, "a9993e364706816aba3e25717850c26c9cd0d89d  -\n");
+    let d = tempdir("files");
+    let a = d.join("a.txt");
+    let big = d.join("big.bin");
+    std::fs::write(&a, b"").unwrap();
+    // 3 MiB + 7: several reads, an odd tail.
+    let data: Vec<u8> = (0..(3 << 20) + 7).map(|i: u32| (i % 251) as u8).collect();
+    std::fs::write(&big, &data).unwrap();
+    let want_big = hex::encode(openssl::sha::sha1(&data));
+    let (ok, out, err) = run(&["sha1", a.to_str().unwrap(), big.to_str().unwrap()], b"");
+    assert!(ok, "{err}");
+    assert_eq!(
+        out,
+        format!(
+            "da39a3ee5e6b4b0d3255bfef95601890afd80709  {}\n{want_big}  {}\n",
+            a.display(),
+            big.display()
+        )
+    );
+    // Every backend this CPU runs agrees.
+    for b in fastcrypt::sha1::Backend::available() {
+        let (ok, out2, err) = run(&["sha1", "--backend", b.name(), big.to_str().unwrap()], b"");
+        assert!(ok, "{b}: {err}");
+        assert!(out2.starts_with(&want_big), "{b}: {out2}");
+    }
+    // --check on our own output; then a corrupted file fails.
+    let list = d.join("list.sha1");
+    std::fs::write(&list, &out).unwrap();
+    let (ok, out, _) = run(&["sha1", "--check", list.to_str().unwrap()], b"");
+    assert!(ok);
+    assert_eq!(out.matches(": OK").count(), 2, "{out}");
+    std::fs::write(&a, b"changed").unwrap();
+    let (ok, out, err) = run(&["sha1", "-c", list.to_str().unwrap()], b"");
+    assert!(!ok);
+    assert!(out.contains(&format!("{}: FAILED", a.display())), "{out}");
+    assert!(err.contains("did not match"), "{err}");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn errors_are_one_line_and_nonzero() {
+    let (ok, _, err) = run(&["sha1", "/nonexistent/file"], b"");
+    assert!(!ok);
+    assert!(
+        err.contains("/nonexistent/file") && err.lines().count() <= 2,
+        "{err}"
+    );
+    let (ok, _, err) = run(&["sha1", "--backend", "sha3"], b"");
+    assert!(!ok);
+    assert!(
+        err.contains("unknown sha1 backend") && err.contains("shani"),
+        "{err}"
+    );
+    let d = tempdir("bad");
+    let list = d.join("bad.sha1");
+    std::fs::write(&list, "not a digest line\n").unwrap();
+    let (ok, _, err) = run(&["sha1", "--check", list.to_str().unwrap()], b"");
+    assert!(!ok);
+    assert!(err.contains("bad.sha1:1:"), "{err}");
+    std::fs::remove_dir_all(&d).unwrap();
+}
