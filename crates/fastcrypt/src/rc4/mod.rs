@@ -53,8 +53,9 @@
 //! with a branch (see `portable.rs`); the store port, not load latency, is
 //! then what bounds them.
 //!
-//! For bulk work over many keys, [`apply_keystreams`] interleaves up to
-//! [`MAX_LANES`] independent streams in one loop.
+//! For bulk work over many keys, [`apply_keystreams`] runs many streams in
+//! one call (interleaved, up to [`MAX_LANES`] in one loop, on the portable
+//! backend).
 
 use core::fmt;
 
@@ -390,11 +391,18 @@ impl Rc4 {
 }
 
 /// Applies each stream's keystream to its buffer, `streams[k]` to
-/// `bufs[k]`, running up to [`MAX_LANES`] independent streams in one
-/// interleaved loop. The result is exactly that of calling
+/// `bufs[k]`. The result is exactly that of calling
 /// [`Rc4::apply_keystream`] on each pair; buffers may have any, unequal,
-/// lengths (streams whose buffers run out leave the interleaved loop and
-/// the rest go on in narrower groups).
+/// lengths.
+///
+/// Streams on the portable backend run interleaved, up to [`MAX_LANES`]
+/// (2, 4 or 8) in one loop, so that one stream's load latency hides behind
+/// the others' work; streams whose buffers run out leave the loop and the
+/// rest go on in narrower groups. Streams on the `x86_64` backend each run
+/// on that kernel instead: it already issues its loads early, and measured
+/// here (Sapphire Rapids) the interleaved loop is slower than it, because
+/// once loads are off the critical path both are bound by the same two
+/// table stores per byte.
 ///
 /// Fails, changing nothing, if `streams` and `bufs` differ in length.
 ///
@@ -426,7 +434,17 @@ pub fn apply_keystreams(
         .chunks_mut(MAX_LANES)
         .zip(bufs.chunks_mut(MAX_LANES))
     {
-        apply_group(ss, bs);
+        if ss.iter().all(|s| matches!(s.kernel, Kernel::Portable)) {
+            apply_group(ss, bs);
+        } else {
+            // The x86-64 kernel takes its loads off the critical path by
+            // itself; interleaving it with other streams would only add
+            // register pressure to a loop that is bound by store commits
+            // (see BENCHMARKS.md), so each stream runs on its own kernel.
+            for (s, b) in ss.iter_mut().zip(bs.iter_mut()) {
+                s.apply_keystream(b);
+            }
+        }
     }
     Ok(())
 }
