@@ -290,7 +290,10 @@ fn spec_cases(b: Backend) -> TestResult {
 
 /// Random key sizes, nonces, AAD and message lengths (0..=2048, plus a few
 /// MiB-sized messages).
-fn random_cases(seed: u64) -> Vec<(Vec<u8>, [u8; 12], Vec<u8>, Vec<u8>)> {
+/// Key, nonce, AAD, plaintext.
+type Case = (Vec<u8>, [u8; 12], Vec<u8>, Vec<u8>);
+
+fn random_cases(seed: u64) -> Vec<Case> {
     let mut r = rng(seed);
     (0..150)
         .map(|i| {
