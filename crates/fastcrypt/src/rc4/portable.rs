@@ -24,7 +24,7 @@
 //! slot, that is if `j - (i + 1)` (mod 256) is below `AHEAD` right after a
 //! round's `j` update. That register test is a branch taken about 1.2% of
 //! the time; when taken, the three pending loads are simply redone after
-//! the stores (`reload`, kept out of line). With loads off the critical
+//! the stores, on a path kept out of line. With loads off the critical
 //! path, what remains is the `j += x` chain (one cycle) and two stores per
 //! byte, which go to different cache lines three times in four and so
 //! commit one per cycle: about two cycles per byte.
@@ -96,17 +96,13 @@ fn slot(m: usize, base: usize, next: usize) -> usize {
     }
 }
 
-/// The three pending `S[i]` values after round `r` found its `j` on one
-/// of their slots: loaded again, after the stores. Out of line and cold,
-/// so the hot loop keeps its registers and the branch stays a branch.
+/// Marks the collision path as cold, so the compiler keeps it a branch
+/// out of the hot loop (a conditional move there would load the three
+/// slots after the stores on every round, which is what the schedule
+/// avoids).
 #[cold]
 #[inline(never)]
-fn reload(s: &[u8; 256], base: usize, next: usize, r: usize, mut xs: [u8; 4]) -> [u8; 4] {
-    for d in 1..=AHEAD {
-        xs[(r + d) % 4] = s[slot(r + d, base, next) & 0xff];
-    }
-    xs
-}
+fn collision() {}
 
 /// Round `R` (0..16) of a block. `xs` is a ring of the loaded `S[i]`
 /// values: `xs[R % 4]` is this round's, the next `AHEAD` are pending.
@@ -130,11 +126,18 @@ fn step<const R: usize>(
     s[base + R] = y;
     s[usize::from(*j)] = x;
     let out = s[usize::from(x.wrapping_add(y))];
-    ks[R / 8] |= u64::from(out) << (8 * (R % 8));
+    // Shifted in from the top: after eight rounds byte k is round k's. (A
+    // `|= out << 8k` tree lets the compiler defer all eight ORs and spill
+    // the bytes: a store each, on a loop that is short of stores.)
+    ks[R / 8] = (ks[R / 8] >> 8) | (u64::from(out) << 56);
     xs[(R + AHEAD) % 4] = ahead;
-    // Did `S[j] = x` land on a slot loaded early? Then load those again.
+    // Did `S[j] = x` land on a slot loaded early? Then load those again,
+    // now that the stores are done.
     if usize::from(*e) < AHEAD {
-        *xs = reload(s, base, next, R, *xs);
+        collision();
+        for d in 1..=AHEAD {
+            xs[(R + d) % 4] = s[slot(R + d, base, next)];
+        }
     }
 }
 
