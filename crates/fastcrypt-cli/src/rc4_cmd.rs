@@ -234,7 +234,7 @@ fn parse_hex(s: &str) -> Result<Vec<u8>, String> {
         }
     };
     let b = s.as_bytes();
-    if b.len() % 2 != 0 {
+    if b.len() & 1 != 0 {
         return Err(format!("odd number of hex digits ({})", b.len()));
     }
     b.chunks_exact(2)

@@ -54,8 +54,8 @@
 //! then what bounds them.
 //!
 //! For bulk work over many keys, [`apply_keystreams`] runs many streams in
-//! one call (interleaved, up to [`MAX_LANES`] in one loop, on the portable
-//! backend).
+//! one call, interleaving up to [`MAX_LANES`] of them in one loop where
+//! that pays (short buffers).
 
 use core::fmt;
 
@@ -395,14 +395,15 @@ impl Rc4 {
 /// [`Rc4::apply_keystream`] on each pair; buffers may have any, unequal,
 /// lengths.
 ///
-/// Streams on the portable backend run interleaved, up to [`MAX_LANES`]
-/// (2, 4 or 8) in one loop, so that one stream's load latency hides behind
-/// the others' work; streams whose buffers run out leave the loop and the
-/// rest go on in narrower groups. Streams on the `x86_64` backend each run
-/// on that kernel instead: it already issues its loads early, and measured
-/// here (Sapphire Rapids) the interleaved loop is slower than it, because
-/// once loads are off the critical path both are bound by the same two
-/// table stores per byte.
+/// While at least four streams of a group of [`MAX_LANES`] still have
+/// bytes left and the shortest of them has fewer than [`LANES_BELOW`],
+/// they run interleaved, four or eight in one loop, so that one stream's
+/// load latency hides behind the others' work; streams whose buffers run
+/// out leave the loop. Longer buffers run one after another on each
+/// stream's own kernel: both kernels already issue their loads early, and
+/// measured here (Sapphire Rapids) they beat the interleaved loop from
+/// about 128 bytes per stream on, while the interleaved loop wins below
+/// it, where the kernels spend their time in per-call heads and tails.
 ///
 /// Fails, changing nothing, if `streams` and `bufs` differ in length.
 ///
@@ -434,43 +435,33 @@ pub fn apply_keystreams(
         .chunks_mut(MAX_LANES)
         .zip(bufs.chunks_mut(MAX_LANES))
     {
-        if ss.iter().all(|s| matches!(s.kernel, Kernel::Portable)) {
-            apply_group(ss, bs);
-        } else {
-            // The x86-64 kernel takes its loads off the critical path by
-            // itself; interleaving it with other streams would only add
-            // register pressure to a loop that is bound by store commits
-            // (see BENCHMARKS.md), so each stream runs on its own kernel.
-            for (s, b) in ss.iter_mut().zip(bs.iter_mut()) {
-                s.apply_keystream(b);
-            }
-        }
+        apply_group(ss, bs);
     }
     Ok(())
 }
 
-/// One group of at most `MAX_LANES` streams: interleave the streams that
-/// still have bytes left, over the shortest remainder among them, until
-/// one or none is left.
+/// [`apply_keystreams`] interleaves streams while the shortest remaining
+/// buffer among them is below this many bytes.
+pub const LANES_BELOW: usize = 128;
+
+/// One group of at most `MAX_LANES` streams: interleave while four or more
+/// have bytes left and the shortest remainder is short, then finish each
+/// stream on its own kernel.
 fn apply_group(ss: &mut [Rc4], bs: &mut [&mut [u8]]) {
     debug_assert!(ss.len() <= MAX_LANES && ss.len() == bs.len());
     let mut done = [0usize; MAX_LANES];
     loop {
-        let live = bs.iter().zip(&done).filter(|(b, &d)| b.len() > d).count();
+        let left = bs.iter().zip(&done).map(|(b, &d)| b.len() - d);
+        let live = left.clone().filter(|&n| n > 0).count();
+        let shortest = left.filter(|&n| n > 0).min().unwrap_or(0);
         match live {
-            0 => return,
-            1 => {
-                for ((s, b), &d) in ss.iter_mut().zip(bs.iter_mut()).zip(&done) {
-                    if b.len() > d {
-                        s.apply_keystream(&mut b[d..]);
-                    }
-                }
-                return;
-            }
-            2..=3 => interleave::<2>(ss, bs, &mut done),
-            4..=7 => interleave::<4>(ss, bs, &mut done),
-            _ => interleave::<8>(ss, bs, &mut done),
+            4..=7 if shortest < LANES_BELOW => interleave::<4>(ss, bs, &mut done),
+            8.. if shortest < LANES_BELOW => interleave::<8>(ss, bs, &mut done),
+            _ => break,
         }
+    }
+    for ((s, b), &d) in ss.iter_mut().zip(bs.iter_mut()).zip(&done) {
+        s.apply_keystream(&mut b[d..]);
     }
 }
 

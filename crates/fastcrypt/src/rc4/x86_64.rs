@@ -154,7 +154,7 @@ pub(super) fn apply(_token: X86_64Token, st: &mut State, buf: &mut [u8]) {
 /// Whole 16-byte blocks; `i + 1` is a multiple of 16 on entry and
 /// `body.len()` a non-zero multiple of 16.
 fn blocks(st: &mut State, body: &mut [u8]) {
-    debug_assert!(portable::head_len(st) == 0 && body.len() % 16 == 0 && !body.is_empty());
+    debug_assert!(portable::head_len(st) == 0 && body.len() & 15 == 0 && !body.is_empty());
     let b = usize::from(st.i.wrapping_add(1));
     let x0 = usize::from(st.s[b]);
     let x1 = usize::from(st.s[b + 1]);
