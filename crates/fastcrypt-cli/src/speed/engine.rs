@@ -229,15 +229,16 @@ pub fn total_steps(cells: &[Cell], plan: &Plan) -> u64 {
     runnable * (plan.samples as u64 + 2)
 }
 
-/// A round in which a cell ran more than this much slower than its best
-/// sample is taken as disturbed by load for `--compare` (see [`paired`]).
+/// A round in which a cell ran more than this much slower than its usual
+/// fast speed is taken as disturbed by load for `--compare` (see
+/// [`quiet_rounds`]).
 pub const QUIET_TOLERANCE: f64 = 0.10;
 
 /// Measures every runnable cell, interleaved as the module docs describe.
 ///
 /// `pairs` are the cells `--compare` will pair (indices into `cells`).
-/// While some pair has fewer than `plan.samples / 2` quiet rounds (rounds
-/// where neither ran more than [`QUIET_TOLERANCE`] slower than its best),
+/// While some pair has fewer than `plan.samples / 2` quiet rounds (see
+/// [`quiet_rounds`]),
 /// more rounds are taken, up to `plan.max_rounds` in all: a load phase
 /// that covers half a run is then outlasted instead of reported. `grow` is
 /// told how many steps each extra round adds. Returns the rounds taken.
@@ -299,16 +300,24 @@ pub fn run(
 }
 
 /// Rounds in which neither `a` nor `b` ran more than [`QUIET_TOLERANCE`]
-/// slower than its own fastest sample. Load only ever slows code down, so
-/// a cell's fastest samples are its undisturbed speed.
+/// slower than its usual fast speed: the lower quartile of its samples.
+/// Load only ever slows code down, so a cell's fast samples are its
+/// undisturbed speed; the quartile rather than the minimum, because some
+/// code has a rare faster mode (OpenSSL's RC4 here: 1 sample in 10 runs
+/// 17% faster) that would otherwise make every other round look loaded.
 pub fn quiet_rounds(a: &[f64], b: &[f64]) -> Vec<usize> {
     let n = a.len().min(b.len());
-    let best = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
-    let (qa, qb) = (best(&a[..n]), best(&b[..n]));
+    let (qa, qb) = (lower_quartile(&a[..n]), lower_quartile(&b[..n]));
     let limit = 1.0 + QUIET_TOLERANCE;
     (0..n)
         .filter(|&i| a[i] <= qa * limit && b[i] <= qb * limit)
         .collect()
+}
+
+fn lower_quartile(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    s.get(s.len() / 4).copied().unwrap_or(f64::NAN)
 }
 
 /// `--compare A,B` for one size: medians of per-round ratios.

@@ -34,7 +34,8 @@ MB/s is 10^6 bytes per second at the median.
 samples taken back to back), not the ratio of the medians, and marks with
 `~` a difference that a sign test over the rounds does not support
 (p >= 0.05). A round in which A or B ran more than 10% slower than its own
-best sample is set aside as disturbed by load (load phases slow SIMD and
+usual fast speed (the lower quartile of its samples) is set aside as
+disturbed by load (load phases slow SIMD and
 scalar code by different factors, so they bias even paired ratios); while
 fewer than half of --samples rounds are quiet, --compare takes more
 rounds, up to three times --samples. If quiet rounds stay too few, every
