@@ -342,9 +342,9 @@ macro_rules! token {
 }
 
 token!(
-    /// Any x86-64 CPU (SSE2 is part of the x86-64 baseline): the RC4
-    /// kernel, plain integer code in `asm!` that needs no extension.
-    X86_64Token: sse2
+    /// SSE4.1 (with SSE2): the RC4 x86-64 kernel, integer code in `asm!`
+    /// that gathers its keystream bytes with `pinsrb`.
+    X86_64Token: sse2 & sse41
 );
 token!(
     /// SSSE3 (with SSE2): the SHA-1 SSSE3 message-schedule kernel.

@@ -48,10 +48,10 @@
 //! ```
 //!
 //! Backends: `portable` (safe Rust) and `x86_64` (the same schedule in
-//! `asm!`, x86-64 only). Both issue each `S[i]` load three rounds early,
-//! before the stores that might alias it, and check the rare collision
-//! with a branch (see `portable.rs`); the store port, not load latency, is
-//! then what bounds them.
+//! `asm!`, x86-64 with SSE4.1). Both issue each `S[i]` load three or four
+//! rounds early, before the stores that might alias it, and check the rare
+//! collision with a branch (see `portable.rs`), so no load waits on a
+//! store address.
 //!
 //! For bulk work over many keys, [`apply_keystreams`] runs many streams in
 //! one call, interleaving up to [`MAX_LANES`] of them in one loop where
@@ -82,9 +82,9 @@ define_backends! {
     /// Safe, portable Rust: the oracle the other backends are checked
     /// against, with loads issued three rounds early.
     Portable => "portable", needs "";
-    /// The portable schedule in `asm!` for x86-64, with registers and
-    /// addressing chosen by hand (64-bit mode only).
-    X86_64 => "x86_64", needs "x86-64 (64-bit mode)";
+    /// The portable schedule in `asm!` for x86-64 (64-bit mode only), with
+    /// registers and addressing chosen by hand and loads four rounds ahead.
+    X86_64 => "x86_64", needs "x86-64 (64-bit mode), sse4_1";
 }
 
 /// A kernel handle: which code applies the keystream, with the proof token
