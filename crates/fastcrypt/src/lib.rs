@@ -52,3 +52,8 @@ pub mod sha1;
 mod traits;
 
 pub use backend::{UnknownBackend, Unsupported};
+
+/// The README's Rust examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
