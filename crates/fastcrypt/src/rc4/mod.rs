@@ -54,8 +54,7 @@
 //! store address.
 //!
 //! For bulk work over many keys, [`apply_keystreams`] runs many streams in
-//! one call, interleaving up to [`MAX_LANES`] of them in one loop where
-//! that pays (short buffers).
+//! one call (see there why it does not interleave them).
 
 use core::fmt;
 
@@ -74,8 +73,6 @@ use crate::cpu;
 pub const MIN_KEY_LEN: usize = 1;
 /// The longest key RC4 accepts, in bytes (the state table's size).
 pub const MAX_KEY_LEN: usize = 256;
-/// The most streams [`apply_keystreams`] runs in one interleaved loop.
-pub const MAX_LANES: usize = 8;
 
 define_backends! {
     primitive: "rc4";
@@ -365,7 +362,7 @@ impl Rc4 {
             });
         }
         // The kernels work in place; a copy costs a small fraction of a
-        // cycle per byte next to RC4's two cycles.
+        // cycle per byte next to RC4's two and a half.
         output.copy_from_slice(input);
         self.apply_keystream(output);
         Ok(())
@@ -391,19 +388,18 @@ impl Rc4 {
 }
 
 /// Applies each stream's keystream to its buffer, `streams[k]` to
-/// `bufs[k]`. The result is exactly that of calling
-/// [`Rc4::apply_keystream`] on each pair; buffers may have any, unequal,
-/// lengths.
+/// `bufs[k]`, for bulk work over many keys. The result is exactly that of
+/// calling [`Rc4::apply_keystream`] on each pair; buffers may have any,
+/// unequal, lengths.
 ///
-/// While at least four streams of a group of [`MAX_LANES`] still have
-/// bytes left and the shortest of them has fewer than [`LANES_BELOW`],
-/// they run interleaved, four or eight in one loop, so that one stream's
-/// load latency hides behind the others' work; streams whose buffers run
-/// out leave the loop. Longer buffers run one after another on each
-/// stream's own kernel: both kernels already issue their loads early, and
-/// measured here (Sapphire Rapids) they beat the interleaved loop from
-/// about 128 bytes per stream on, while the interleaved loop wins below
-/// it, where the kernels spend their time in per-call heads and tails.
+/// Each stream runs on its own kernel, one after another. Interleaving
+/// streams in one loop was how RC4 used to hide the latency of its loads;
+/// the kernels here hide it within one stream, by issuing each load three
+/// or four rounds early, and measured on this crate's reference machine
+/// (Sapphire Rapids) an interleaved loop over 2, 4 or 8 streams was slower
+/// than them at every buffer size from 8 bytes per stream up: once loads
+/// are off the critical path, both are bound by the two table stores per
+/// byte, and interleaving only adds register pressure.
 ///
 /// Fails, changing nothing, if `streams` and `bufs` differ in length.
 ///
@@ -431,64 +427,8 @@ pub fn apply_keystreams(
             bufs: bufs.len(),
         });
     }
-    for (ss, bs) in streams
-        .chunks_mut(MAX_LANES)
-        .zip(bufs.chunks_mut(MAX_LANES))
-    {
-        apply_group(ss, bs);
+    for (s, b) in streams.iter_mut().zip(bufs.iter_mut()) {
+        s.apply_keystream(b);
     }
     Ok(())
-}
-
-/// [`apply_keystreams`] interleaves streams while the shortest remaining
-/// buffer among them is below this many bytes.
-pub const LANES_BELOW: usize = 128;
-
-/// One group of at most `MAX_LANES` streams: interleave while four or more
-/// have bytes left and the shortest remainder is short, then finish each
-/// stream on its own kernel.
-fn apply_group(ss: &mut [Rc4], bs: &mut [&mut [u8]]) {
-    debug_assert!(ss.len() <= MAX_LANES && ss.len() == bs.len());
-    let mut done = [0usize; MAX_LANES];
-    loop {
-        let left = bs.iter().zip(&done).map(|(b, &d)| b.len() - d);
-        let live = left.clone().filter(|&n| n > 0).count();
-        let shortest = left.filter(|&n| n > 0).min().unwrap_or(0);
-        match live {
-            4..=7 if shortest < LANES_BELOW => interleave::<4>(ss, bs, &mut done),
-            8.. if shortest < LANES_BELOW => interleave::<8>(ss, bs, &mut done),
-            _ => break,
-        }
-    }
-    for ((s, b), &d) in ss.iter_mut().zip(bs.iter_mut()).zip(&done) {
-        s.apply_keystream(&mut b[d..]);
-    }
-}
-
-/// Runs the first `N` streams that have bytes left over the shortest
-/// remainder among them, and records the progress in `done`.
-fn interleave<const N: usize>(ss: &mut [Rc4], bs: &mut [&mut [u8]], done: &mut [usize]) {
-    let mut lanes = ss
-        .iter_mut()
-        .zip(bs.iter_mut())
-        .zip(done.iter_mut())
-        .filter(|((_, b), d)| b.len() > **d);
-    let mut picked: [_; N] = core::array::from_fn(|_| lanes.next());
-    let len = picked
-        .iter()
-        .map(|l| l.as_ref().map_or(0, |((_, b), d)| b.len() - **d))
-        .min()
-        .unwrap_or(0);
-    let mut states: [Option<&mut State>; N] = [const { None }; N];
-    let mut parts: [&mut [u8]; N] = core::array::from_fn(|_| &mut [][..]);
-    for (k, lane) in picked.iter_mut().enumerate() {
-        if let Some(((s, b), d)) = lane.take() {
-            let start = *d;
-            *d += len;
-            states[k] = Some(&mut s.st);
-            parts[k] = &mut b[start..start + len];
-        }
-    }
-    let states = states.map(|s| s.expect("interleave: a lane without a stream"));
-    portable::apply_lanes(states, parts);
 }
