@@ -100,6 +100,12 @@ fn wide_keys(_t: VaesToken, keys: &[__m128i; 15]) -> [__m256i; 15] {
 
 /// 16 counter blocks as 8 pairs (block 2i in the low lane), round key 0
 /// XORed in; `y` (byte-reversed counter) advances by 16.
+///
+/// When the counter's low byte cannot carry within these 16 blocks (15 times
+/// in 16), the blocks are made in big-endian form directly: one `vpshufb`
+/// for the base, then `vpaddd` of i << 24 on the last dword bumps byte 15.
+/// That saves 7 shuffles per 16 blocks on port 5, which the GHASH
+/// multiplications and byte swaps also need (OpenSSL's ctr32 trick).
 #[inline(always)]
 fn counters16(_t: VaesToken, y: &mut __m128i, k0: __m256i) -> [__m256i; 8] {
     // SAFETY: the token proves AVX2 and SSE2.
@@ -109,11 +115,21 @@ fn counters16(_t: VaesToken, y: &mut __m128i, k0: __m256i) -> [__m256i; 8] {
             0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, //
             0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
         );
-        let base = _mm256_broadcastsi128_si256(*y);
         let mut out = [_mm256_setzero_si256(); 8];
-        for (i, o) in out.iter_mut().enumerate() {
-            let inc = _mm256_set_epi32(0, 0, 0, 2 * i as i32 + 1, 0, 0, 0, 2 * i as i32);
-            *o = _mm256_xor_si256(_mm256_shuffle_epi8(_mm256_add_epi32(base, inc), m), k0);
+        let low = _mm_cvtsi128_si32(*y) as u32 & 0xff;
+        if low <= 0xf0 {
+            let base = _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(*y), m);
+            for (i, o) in out.iter_mut().enumerate() {
+                let (lo, hi) = ((2 * i as i32) << 24, (2 * i as i32 + 1) << 24);
+                let inc = _mm256_set_epi32(hi, 0, 0, 0, lo, 0, 0, 0);
+                *o = _mm256_xor_si256(_mm256_add_epi32(base, inc), k0);
+            }
+        } else {
+            let base = _mm256_broadcastsi128_si256(*y);
+            for (i, o) in out.iter_mut().enumerate() {
+                let inc = _mm256_set_epi32(0, 0, 0, 2 * i as i32 + 1, 0, 0, 0, 2 * i as i32);
+                *o = _mm256_xor_si256(_mm256_shuffle_epi8(_mm256_add_epi32(base, inc), m), k0);
+            }
         }
         *y = _mm_add_epi32(*y, _mm_set_epi32(0, 0, 0, 16));
         out
