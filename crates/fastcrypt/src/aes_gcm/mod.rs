@@ -156,12 +156,21 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 /// An authentication tag: 16 bytes, or fewer for a cipher built with a
-/// shorter tag length. `as_ref()` gives exactly the tag's bytes.
-#[derive(Clone, Copy, PartialEq, Eq)]
+/// shorter tag length. `as_ref()` gives exactly the tag's bytes. `==`
+/// compares in constant time (tags are compared against secrets).
+#[derive(Clone, Copy)]
 pub struct Tag {
     bytes: [u8; TAG_LEN],
     len: u8,
 }
+
+impl PartialEq for Tag {
+    fn eq(&self, other: &Tag) -> bool {
+        ct_eq(self.as_ref(), other.as_ref())
+    }
+}
+
+impl Eq for Tag {}
 
 impl AsRef<[u8]> for Tag {
     fn as_ref(&self) -> &[u8] {
