@@ -43,91 +43,54 @@ use crate::cpu::X86_64Token;
 /// and 8-bit names), `$xpe` (32-bit name) receives the early load;
 /// `$fix`/`$back` are the numeric labels of this round's collision stub
 /// and of the point it returns to.
+#[rustfmt::skip]
 macro_rules! round {
     ($k:literal, $nk:literal, $pre:literal, $xc:literal, $xcb:literal, $xpe:literal, $fix:literal, $back:literal) => {
         concat!(
             // S[i] for round k + 4, loaded before this round's stores so it
             // never waits for their addresses.
-            "movzx ",
-            $xpe,
-            ", byte ptr [",
-            $pre,
-            "]\n",
+            "movzx ", $xpe, ", byte ptr [", $pre, "]\n",
             // j += x: an 8-bit add wraps mod 256; rdx's upper bits stay zero.
-            "add dl, ",
-            $xcb,
-            "\n",
+            "add dl, ", $xcb, "\n",
             // y = S[j], zero-extended.
             "movzx r12d, byte ptr [rdi + rdx]\n",
             // S[i] = y; i is the constant slot b + k.
-            "mov byte ptr [rdi + rsi + ",
-            $k,
-            "], r12b\n",
+            "mov byte ptr [rdi + rsi + ", $k, "], r12b\n",
             // S[j] = x.
-            "mov byte ptr [rdi + rdx], ",
-            $xcb,
-            "\n",
+            "mov byte ptr [rdi + rdx], ", $xcb, "\n",
             // t = x + y mod 256, in x's register (its upper bits are zero).
-            "add ",
-            $xcb,
-            ", r12b\n",
+            "add ", $xcb, ", r12b\n",
             // y = j - (i + 1) = j + nb - (k + 1), for the collision test.
-            "lea r12, [rdx + r13 - ",
-            $nk,
-            "]\n",
+            "lea r12, [rdx + r13 - ", $nk, "]\n",
             // The keystream byte S[t] into lane k of xmm0.
-            "pinsrb xmm0, byte ptr [rdi + ",
-            $xc,
-            "], ",
-            $k,
-            "\n",
+            "pinsrb xmm0, byte ptr [rdi + ", $xc, "], ", $k, "\n",
             // Did S[j] = x hit one of the four slots loaded early?
             "cmp r12b, 4\n",
             // Rarely: reload them in the stub, which jumps back here.
-            "jb ",
-            $fix,
-            "f\n",
-            $back,
-            ":\n",
+            "jb ", $fix, "f\n",
+            $back, ":\n",
         )
     };
 }
 
 /// The collision stub of one round: loads the four pending `S[i]` again,
 /// now that this round's stores are done, and resumes the block.
+#[rustfmt::skip]
 macro_rules! fix {
-    ($fix:literal, $back:literal, $xa:literal, $pa:literal, $xb:literal, $pb:literal, $xc:literal, $pc:literal, $xd:literal, $pd:literal) => {
+    ($fix:literal, $back:literal, $xa:literal, $pa:literal, $xb:literal, $pb:literal,
+     $xc:literal, $pc:literal, $xd:literal, $pd:literal) => {
         concat!(
-            $fix,
-            ":\n",
+            $fix, ":\n",
             // S[i] of the next round, again.
-            "movzx ",
-            $xa,
-            ", byte ptr [",
-            $pa,
-            "]\n",
+            "movzx ", $xa, ", byte ptr [", $pa, "]\n",
             // S[i] two rounds on, again.
-            "movzx ",
-            $xb,
-            ", byte ptr [",
-            $pb,
-            "]\n",
+            "movzx ", $xb, ", byte ptr [", $pb, "]\n",
             // S[i] three rounds on, again.
-            "movzx ",
-            $xc,
-            ", byte ptr [",
-            $pc,
-            "]\n",
+            "movzx ", $xc, ", byte ptr [", $pc, "]\n",
             // S[i] four rounds on, again.
-            "movzx ",
-            $xd,
-            ", byte ptr [",
-            $pd,
-            "]\n",
+            "movzx ", $xd, ", byte ptr [", $pd, "]\n",
             // Back to the end of the round that collided.
-            "jmp ",
-            $back,
-            "b\n",
+            "jmp ", $back, "b\n",
         )
     };
 }
