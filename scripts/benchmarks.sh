@@ -11,7 +11,8 @@
 #   sweep.svg / sweep-<algo>.svg   MB/s over the 16-byte-block sweep
 #   speed-go.txt                   Go benchmark lines (benchstat, benchcmp)
 #   speed.json                     every sample, for other tools
-# Needs: cargo and OpenSSL's headers (scripts/setup.sh installs them).
+# Needs: cargo and OpenSSL's headers (scripts/setup.sh installs them). Takes about
+# 10 minutes on 2 busy cores (every algorithm, 4 runs of the speed lab).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -5,6 +5,19 @@
 //! `mod <name>;` and `&<name>::ALGORITHM` to [`ALL`] below. Nothing else in
 //! the speed lab names an algorithm: options, the measurement engine and
 //! every output format work from what the registration says.
+//!
+//! Conventions that keep the options uniform across algorithms:
+//! - rows are `auto` (the library's default constructor), then every entry
+//!   of the library's `Backend::ALL` (unavailable ones as n/a, never
+//!   dropped), then the peers;
+//! - each algorithm's main OpenSSL row is called `openssl`, so `--compare
+//!   openssl,auto` covers them all; other OpenSSL rows get a suffix
+//!   (`openssl-evp`); a peer that cannot run here (OpenSSL's RC4 without
+//!   the legacy provider) is an `Err` with the reason;
+//! - a peer belongs to a group that `--peers` names; a new library needs
+//!   its group added to [`PEER_GROUPS`];
+//! - keyed primitives set the key up once, outside the measured loop, as
+//!   Go's benchmarks do.
 
 use std::hint::black_box;
 
