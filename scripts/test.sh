@@ -35,8 +35,9 @@ if [ -r /proc/cpuinfo ]; then
   has vpclmulqdq avx2 && required+=(vpclmul)
   has aes pclmulqdq ssse3 sse4_1 && required+=(aesni_pclmul)
   has vaes vpclmulqdq aes pclmulqdq avx2 && required+=(vaes_vpclmul)
+  # RC4's asm kernel: x86-64 with SSE4.1 (pinsrb).
+  [ "$(uname -m)" = x86_64 ] && has sse4_1 && required+=(x86_64)
 fi
-[ "$(uname -m)" = x86_64 ] && required+=(x86_64)
 export FASTCRYPT_REQUIRE_BACKENDS
 FASTCRYPT_REQUIRE_BACKENDS=$(IFS=,; echo "${required[*]:-}")
 step "cargo test --workspace (required backends: ${FASTCRYPT_REQUIRE_BACKENDS:-none})"
