@@ -33,6 +33,8 @@ pub static ALL: &[&Algorithm] = &[
     &ghash::ALGORITHM,
     &aes_gcm::AES_128_GCM,
     &aes_gcm::AES_256_GCM,
+    &aes_gcm::AES_128_GCM_OPEN,
+    &aes_gcm::AES_256_GCM_OPEN,
 ];
 
 /// One algorithm: its names, default sizes and implementations.
