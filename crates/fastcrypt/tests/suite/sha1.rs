@@ -48,6 +48,7 @@ pub fn register(trials: &mut Vec<Trial>) {
     add(trials, "sha1_vs_rustcrypto", vs_rustcrypto);
     add(trials, "sha1_digest_traits", digest_traits);
     trials.push(Trial::test("sha1_backend_api", backend_api));
+    trials.push(Trial::test("sha1_one_shot_digest", one_shot_digest));
     trials.push(Trial::test(
         "sha1_digest_dev_conformance",
         digest_dev_conformance,
@@ -431,6 +432,25 @@ fn digest_dev_conformance() -> TestResult {
     }
     if <Sha1 as Digest>::output_size() != 20 {
         return Err("output_size".into());
+    }
+    Ok(())
+}
+
+/// `sha1::digest` has its own path (no hasher object): every interesting
+/// length, misaligned too, against the portable oracle.
+fn one_shot_digest() -> TestResult {
+    let data = painted(2100);
+    for len in interesting_lengths().into_iter().chain([1000, 2048, 2049]) {
+        check_eq(
+            &format!("len {len}"),
+            &sha1::digest(&data[..len]),
+            &oracle(&data[..len]),
+        )?;
+        check_eq(
+            &format!("len {len} at offset 5"),
+            &sha1::digest(&data[5..5 + len]),
+            &oracle(&data[5..5 + len]),
+        )?;
     }
     Ok(())
 }
