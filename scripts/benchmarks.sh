@@ -77,6 +77,18 @@ trap 'rm -f "$tmp"' EXIT
   speed --sweep --min-time "$SWEEP_MIN_TIME" --format markdown --no-header \
     --plot "$RESULTS/sweep.svg" | sed "s|($RESULTS/|($rel/|g"
   echo
+  echo "## Kernel variants tried (recorded, not regenerated)"
+  echo
+  echo "The sections below are copied verbatim from \`docs/\`: figures recorded from one-off"
+  echo "experiment harnesses while the kernels were written (each variant is a different"
+  echo "kernel, so the speed lab cannot re-run them). Everything above this heading was"
+  echo "measured by this script's run."
+  for f in docs/rc4-variants.md docs/sha1-variants.md; do
+    [ -f "$f" ] || continue
+    echo
+    sed -e 's/^# /### /' -e 's/^## /#### /' "$f"
+  done
+  echo
   echo "## Raw data"
   echo
   echo "- [\`$rel/speed-go.txt\`]($rel/speed-go.txt): Go benchmark lines, one per sample; compare two"
