@@ -165,10 +165,7 @@ macro_rules! define_backends {
 macro_rules! cfg_x86 {
     ($($item:item)*) => {
         $(
-            #[cfg(all(
-                any(target_arch = "x86", target_arch = "x86_64"),
-                not(fastcrypt_backend = "portable")
-            ))]
+            #[cfg(fastcrypt_x86)]
             $item
         )*
     };

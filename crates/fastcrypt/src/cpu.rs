@@ -315,19 +315,13 @@ pub fn model() -> Option<alloc::string::String> {
 macro_rules! token {
     ($(#[$m:meta])* $name:ident: $($feat:ident)&+) => {
         $(#[$m])*
-        #[cfg(all(
-            any(target_arch = "x86", target_arch = "x86_64"),
-            not(fastcrypt_backend = "portable")
-        ))]
+        #[cfg(fastcrypt_x86)]
         #[derive(Clone, Copy, Debug)]
         pub(crate) struct $name {
             _private: (),
         }
 
-        #[cfg(all(
-            any(target_arch = "x86", target_arch = "x86_64"),
-            not(fastcrypt_backend = "portable")
-        ))]
+        #[cfg(fastcrypt_x86)]
         #[allow(dead_code)]
         impl $name {
             /// The token, if this CPU has every feature it stands for.

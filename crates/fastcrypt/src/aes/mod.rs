@@ -16,13 +16,7 @@ cfg_x86! {
 /// An expanded AES key: `rounds + 1` round keys of 16 bytes, in FIPS 197
 /// byte order (the order AESENC's operand uses). Unused slots stay zero.
 #[derive(Clone)]
-#[cfg_attr(
-    not(all(
-        any(target_arch = "x86", target_arch = "x86_64"),
-        not(fastcrypt_backend = "portable")
-    )),
-    allow(dead_code)
-)]
+#[cfg_attr(not(fastcrypt_x86), allow(dead_code))]
 pub(crate) struct RoundKeys {
     pub(crate) rk: [[u8; 16]; 15],
     /// 10, 12 or 14.

@@ -87,30 +87,18 @@ define_backends! {
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Kernel {
     Portable,
-    #[cfg(all(
-        any(target_arch = "x86", target_arch = "x86_64"),
-        not(fastcrypt_backend = "portable")
-    ))]
+    #[cfg(fastcrypt_x86)]
     AesniPclmul(cpu::AesNiToken),
-    #[cfg(all(
-        any(target_arch = "x86", target_arch = "x86_64"),
-        not(fastcrypt_backend = "portable")
-    ))]
+    #[cfg(fastcrypt_x86)]
     VaesVpclmul(cpu::VaesToken),
 }
 
 fn probe(backend: Backend) -> Option<Kernel> {
     match backend {
         Backend::Portable => Some(Kernel::Portable),
-        #[cfg(all(
-            any(target_arch = "x86", target_arch = "x86_64"),
-            not(fastcrypt_backend = "portable")
-        ))]
+        #[cfg(fastcrypt_x86)]
         Backend::AesniPclmul => cpu::AesNiToken::get().map(Kernel::AesniPclmul),
-        #[cfg(all(
-            any(target_arch = "x86", target_arch = "x86_64"),
-            not(fastcrypt_backend = "portable")
-        ))]
+        #[cfg(fastcrypt_x86)]
         Backend::VaesVpclmul => cpu::VaesToken::get().map(Kernel::VaesVpclmul),
         #[allow(unreachable_patterns)]
         _ => None,
@@ -205,15 +193,9 @@ pub enum NonceLen {
 #[allow(clippy::large_enum_variant)]
 enum Engine {
     Portable(portable::Engine),
-    #[cfg(all(
-        any(target_arch = "x86", target_arch = "x86_64"),
-        not(fastcrypt_backend = "portable")
-    ))]
+    #[cfg(fastcrypt_x86)]
     AesniPclmul(x86_aesni_pclmul::Engine),
-    #[cfg(all(
-        any(target_arch = "x86", target_arch = "x86_64"),
-        not(fastcrypt_backend = "portable")
-    ))]
+    #[cfg(fastcrypt_x86)]
     VaesVpclmul(x86_vaes_vpclmul::Engine),
 }
 
@@ -222,15 +204,9 @@ macro_rules! on_engine {
     ($e:expr, $x:ident => $call:expr) => {
         match $e {
             Engine::Portable($x) => $call,
-            #[cfg(all(
-                any(target_arch = "x86", target_arch = "x86_64"),
-                not(fastcrypt_backend = "portable")
-            ))]
+            #[cfg(fastcrypt_x86)]
             Engine::AesniPclmul($x) => $call,
-            #[cfg(all(
-                any(target_arch = "x86", target_arch = "x86_64"),
-                not(fastcrypt_backend = "portable")
-            ))]
+            #[cfg(fastcrypt_x86)]
             Engine::VaesVpclmul($x) => $call,
         }
     };
@@ -240,15 +216,9 @@ impl Engine {
     fn new(kernel: Kernel, key: &[u8]) -> Engine {
         match kernel {
             Kernel::Portable => Engine::Portable(portable::Engine::new(key)),
-            #[cfg(all(
-                any(target_arch = "x86", target_arch = "x86_64"),
-                not(fastcrypt_backend = "portable")
-            ))]
+            #[cfg(fastcrypt_x86)]
             Kernel::AesniPclmul(t) => Engine::AesniPclmul(x86_aesni_pclmul::Engine::new(t, key)),
-            #[cfg(all(
-                any(target_arch = "x86", target_arch = "x86_64"),
-                not(fastcrypt_backend = "portable")
-            ))]
+            #[cfg(fastcrypt_x86)]
             Kernel::VaesVpclmul(t) => Engine::VaesVpclmul(x86_vaes_vpclmul::Engine::new(t, key)),
         }
     }

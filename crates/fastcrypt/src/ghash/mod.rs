@@ -108,30 +108,18 @@ define_backends! {
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Kernel {
     Portable,
-    #[cfg(all(
-        any(target_arch = "x86", target_arch = "x86_64"),
-        not(fastcrypt_backend = "portable")
-    ))]
+    #[cfg(fastcrypt_x86)]
     Pclmul(cpu::PclmulToken),
-    #[cfg(all(
-        any(target_arch = "x86", target_arch = "x86_64"),
-        not(fastcrypt_backend = "portable")
-    ))]
+    #[cfg(fastcrypt_x86)]
     Vpclmul(cpu::VpclmulToken),
 }
 
 fn probe(backend: Backend) -> Option<Kernel> {
     match backend {
         Backend::Portable => Some(Kernel::Portable),
-        #[cfg(all(
-            any(target_arch = "x86", target_arch = "x86_64"),
-            not(fastcrypt_backend = "portable")
-        ))]
+        #[cfg(fastcrypt_x86)]
         Backend::Pclmul => cpu::PclmulToken::get().map(Kernel::Pclmul),
-        #[cfg(all(
-            any(target_arch = "x86", target_arch = "x86_64"),
-            not(fastcrypt_backend = "portable")
-        ))]
+        #[cfg(fastcrypt_x86)]
         Backend::Vpclmul => cpu::VpclmulToken::get().map(Kernel::Vpclmul),
         #[allow(unreachable_patterns)]
         _ => None,
@@ -146,15 +134,9 @@ fn probe(backend: Backend) -> Option<Kernel> {
 #[allow(clippy::large_enum_variant)]
 enum Engine {
     Portable(portable::Key),
-    #[cfg(all(
-        any(target_arch = "x86", target_arch = "x86_64"),
-        not(fastcrypt_backend = "portable")
-    ))]
+    #[cfg(fastcrypt_x86)]
     Pclmul(cpu::PclmulToken, ClmulKey),
-    #[cfg(all(
-        any(target_arch = "x86", target_arch = "x86_64"),
-        not(fastcrypt_backend = "portable")
-    ))]
+    #[cfg(fastcrypt_x86)]
     Vpclmul(cpu::VpclmulToken, ClmulKey),
 }
 
@@ -162,15 +144,9 @@ impl Engine {
     fn new(kernel: Kernel, h: &[u8; BLOCK_LEN]) -> Engine {
         match kernel {
             Kernel::Portable => Engine::Portable(portable::Key::new(h)),
-            #[cfg(all(
-                any(target_arch = "x86", target_arch = "x86_64"),
-                not(fastcrypt_backend = "portable")
-            ))]
+            #[cfg(fastcrypt_x86)]
             Kernel::Pclmul(t) => Engine::Pclmul(t, ClmulKey::new(t, h)),
-            #[cfg(all(
-                any(target_arch = "x86", target_arch = "x86_64"),
-                not(fastcrypt_backend = "portable")
-            ))]
+            #[cfg(fastcrypt_x86)]
             Kernel::Vpclmul(t) => Engine::Vpclmul(t, ClmulKey::new(t, h)),
         }
     }
@@ -182,15 +158,9 @@ impl Engine {
         debug_assert_eq!(blocks.len() % BLOCK_LEN, 0);
         match self {
             Engine::Portable(k) => portable::update(k, acc, blocks),
-            #[cfg(all(
-                any(target_arch = "x86", target_arch = "x86_64"),
-                not(fastcrypt_backend = "portable")
-            ))]
+            #[cfg(fastcrypt_x86)]
             Engine::Pclmul(t, k) => x86_pclmul::update(*t, k, acc, blocks),
-            #[cfg(all(
-                any(target_arch = "x86", target_arch = "x86_64"),
-                not(fastcrypt_backend = "portable")
-            ))]
+            #[cfg(fastcrypt_x86)]
             Engine::Vpclmul(t, k) => x86_vpclmul::update(*t, k, acc, blocks),
         }
     }
@@ -198,10 +168,7 @@ impl Engine {
     fn zeroize(&mut self) {
         match self {
             Engine::Portable(k) => k.zeroize(),
-            #[cfg(all(
-                any(target_arch = "x86", target_arch = "x86_64"),
-                not(fastcrypt_backend = "portable")
-            ))]
+            #[cfg(fastcrypt_x86)]
             Engine::Pclmul(_, k) | Engine::Vpclmul(_, k) => k.zeroize(),
         }
     }

@@ -60,40 +60,22 @@ define_backends! {
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Kernel {
     Portable,
-    #[cfg(all(
-        any(target_arch = "x86", target_arch = "x86_64"),
-        not(fastcrypt_backend = "portable")
-    ))]
+    #[cfg(fastcrypt_x86)]
     Ssse3(cpu::Ssse3Token),
-    #[cfg(all(
-        any(target_arch = "x86", target_arch = "x86_64"),
-        not(fastcrypt_backend = "portable")
-    ))]
+    #[cfg(fastcrypt_x86)]
     Avx2(cpu::Avx2Token),
-    #[cfg(all(
-        any(target_arch = "x86", target_arch = "x86_64"),
-        not(fastcrypt_backend = "portable")
-    ))]
+    #[cfg(fastcrypt_x86)]
     Shani(cpu::ShaNiToken),
 }
 
 fn probe(backend: Backend) -> Option<Kernel> {
     match backend {
         Backend::Portable => Some(Kernel::Portable),
-        #[cfg(all(
-            any(target_arch = "x86", target_arch = "x86_64"),
-            not(fastcrypt_backend = "portable")
-        ))]
+        #[cfg(fastcrypt_x86)]
         Backend::Ssse3 => cpu::Ssse3Token::get().map(Kernel::Ssse3),
-        #[cfg(all(
-            any(target_arch = "x86", target_arch = "x86_64"),
-            not(fastcrypt_backend = "portable")
-        ))]
+        #[cfg(fastcrypt_x86)]
         Backend::Avx2 => cpu::Avx2Token::get().map(Kernel::Avx2),
-        #[cfg(all(
-            any(target_arch = "x86", target_arch = "x86_64"),
-            not(fastcrypt_backend = "portable")
-        ))]
+        #[cfg(fastcrypt_x86)]
         Backend::Shani => cpu::ShaNiToken::get().map(Kernel::Shani),
         #[allow(unreachable_patterns)]
         _ => None,
@@ -108,20 +90,11 @@ impl Kernel {
         debug_assert_eq!(blocks.len() % BLOCK_LEN, 0);
         match self {
             Kernel::Portable => portable::compress(state, blocks),
-            #[cfg(all(
-                any(target_arch = "x86", target_arch = "x86_64"),
-                not(fastcrypt_backend = "portable")
-            ))]
+            #[cfg(fastcrypt_x86)]
             Kernel::Ssse3(t) => x86_ssse3::compress(t, state, blocks),
-            #[cfg(all(
-                any(target_arch = "x86", target_arch = "x86_64"),
-                not(fastcrypt_backend = "portable")
-            ))]
+            #[cfg(fastcrypt_x86)]
             Kernel::Avx2(t) => x86_avx2::compress(t, state, blocks),
-            #[cfg(all(
-                any(target_arch = "x86", target_arch = "x86_64"),
-                not(fastcrypt_backend = "portable")
-            ))]
+            #[cfg(fastcrypt_x86)]
             Kernel::Shani(t) => x86_shani::compress(t, state, blocks),
         }
     }
