@@ -26,61 +26,73 @@ use crate::aes::RoundKeys;
 use crate::cpu::AesNiToken;
 use crate::ghash::x86_pclmul::{self as clm, Clmul, ClmulKey};
 
-pub(super) struct Engine {
-    t: AesNiToken,
-    rk: RoundKeys,
-    hk: ClmulKey,
+/// The key material of both x86 engines: AES round keys and the powers of
+/// H, expanded once per key with the engine's token, zeroized on drop.
+pub(super) struct Keys<T: GcmToken> {
+    pub(super) t: T,
+    pub(super) rk: RoundKeys,
+    pub(super) hk: ClmulKey,
 }
 
-impl Drop for Engine {
+impl<T: GcmToken> Keys<T> {
+    pub(super) fn new(t: T, key: &[u8]) -> Keys<T> {
+        let rk = ni::expand(t, key);
+        let mut h = [0u8; 16];
+        encrypt_block(t, &rk, &mut h);
+        let hk = ClmulKey::new(t, &h);
+        zeroize::Zeroize::zeroize(&mut h);
+        Keys { t, rk, hk }
+    }
+}
+
+impl<T: GcmToken> Drop for Keys<T> {
     fn drop(&mut self) {
         // `rk` zeroizes itself.
         self.hk.zeroize();
     }
 }
 
+pub(super) struct Engine {
+    k: Keys<AesNiToken>,
+}
+
 impl Engine {
     pub(super) fn new(t: AesNiToken, key: &[u8]) -> Engine {
-        let rk = ni::expand(t, key);
-        let mut h = [0u8; 16];
-        encrypt_block(t, &rk, &mut h);
-        let hk = ClmulKey::new(t, &h);
-        zeroize::Zeroize::zeroize(&mut h);
-        Engine { t, rk, hk }
+        Engine { k: Keys::new(t, key) }
     }
 
     pub(super) fn ghash_padded(&self, acc: &mut u128, data: &[u8]) {
-        ghash_padded(self.t, &self.hk, acc, data);
+        ghash_padded(self.k.t, &self.k.hk, acc, data);
     }
 
     pub(super) fn seal(&self, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
         // SAFETY: the token proves AES-NI, PCLMULQDQ, SSSE3 and SSE4.1.
         unsafe {
-            match self.rk.rounds {
-                10 => seal_k::<10>(self.t, &self.rk, &self.hk, j0, aad, buf),
-                12 => seal_k::<12>(self.t, &self.rk, &self.hk, j0, aad, buf),
-                _ => seal_k::<14>(self.t, &self.rk, &self.hk, j0, aad, buf),
+            match self.k.rk.rounds {
+                10 => seal_k::<10>(self.k.t, &self.k.rk, &self.k.hk, j0, aad, buf),
+                12 => seal_k::<12>(self.k.t, &self.k.rk, &self.k.hk, j0, aad, buf),
+                _ => seal_k::<14>(self.k.t, &self.k.rk, &self.k.hk, j0, aad, buf),
             }
         }
     }
 
     pub(super) fn tag(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
-        tag(self.t, &self.rk, &self.hk, j0, aad, ct, |acc, blocks| clm::update(self.t, &self.hk, acc, blocks))
+        tag(self.k.t, &self.k.rk, &self.k.hk, j0, aad, ct, |acc, blocks| clm::update(self.k.t, &self.k.hk, acc, blocks))
     }
 
     pub(super) fn ctr(&self, ctr: &mut [u8; 16], buf: &mut [u8]) {
         // SAFETY: the token proves AES-NI, SSSE3 and SSE4.1.
         unsafe {
-            match self.rk.rounds {
-                10 => ctr_k::<10>(self.t, &self.rk, ctr, buf),
-                12 => ctr_k::<12>(self.t, &self.rk, ctr, buf),
-                _ => ctr_k::<14>(self.t, &self.rk, ctr, buf),
+            match self.k.rk.rounds {
+                10 => ctr_k::<10>(self.k.t, &self.k.rk, ctr, buf),
+                12 => ctr_k::<12>(self.k.t, &self.k.rk, ctr, buf),
+                _ => ctr_k::<14>(self.k.t, &self.k.rk, ctr, buf),
             }
         }
     }
 
     pub(super) fn tag_short(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> ([u8; 16], [[u8; 16]; 8]) {
-        tag_short(self.t, &self.rk, &self.hk, j0, aad, ct)
+        tag_short(self.k.t, &self.k.rk, &self.k.hk, j0, aad, ct)
     }
 }
 

@@ -19,64 +19,50 @@ use crate::ghash::x86_pclmul::{self as clm, ClmulKey};
 use crate::ghash::x86_vpclmul as vclm;
 
 pub(super) struct Engine {
-    t: VaesToken,
-    rk: RoundKeys,
-    hk: ClmulKey,
-}
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        // `rk` zeroizes itself.
-        self.hk.zeroize();
-    }
+    k: narrow::Keys<VaesToken>,
 }
 
 impl Engine {
     pub(super) fn new(t: VaesToken, key: &[u8]) -> Engine {
-        let rk = ni::expand(t, key);
-        let mut h = [0u8; 16];
-        narrow::encrypt_block(t, &rk, &mut h);
-        let hk = ClmulKey::new(t, &h);
-        zeroize::Zeroize::zeroize(&mut h);
-        Engine { t, rk, hk }
+        Engine { k: narrow::Keys::new(t, key) }
     }
 
     pub(super) fn ghash_padded(&self, acc: &mut u128, data: &[u8]) {
         let whole = data.len() / 16 * 16;
         if whole > 0 {
-            vclm::update(self.t, &self.hk, acc, &data[..whole]);
+            vclm::update(self.k.t, &self.k.hk, acc, &data[..whole]);
         }
-        narrow::ghash_padded(self.t, &self.hk, acc, &data[whole..]);
+        narrow::ghash_padded(self.k.t, &self.k.hk, acc, &data[whole..]);
     }
 
     pub(super) fn seal(&self, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
         // SAFETY: the token proves VAES, VPCLMULQDQ, AVX2 with OS-saved YMM
         // state, AES-NI, PCLMULQDQ, SSSE3 and SSE4.1.
-        unsafe { seal_k(self.t, &self.rk, &self.hk, j0, aad, buf) }
+        unsafe { seal_k(self.k.t, &self.k.rk, &self.k.hk, j0, aad, buf) }
     }
 
     pub(super) fn tag(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
-        narrow::tag(self.t, &self.rk, &self.hk, j0, aad, ct, |acc, blocks| {
+        narrow::tag(self.k.t, &self.k.rk, &self.k.hk, j0, aad, ct, |acc, blocks| {
             // The 256-bit kernel's setup pays off from a few hundred bytes on.
             if blocks.len() >= 512 {
-                vclm::update(self.t, &self.hk, acc, blocks)
+                vclm::update(self.k.t, &self.k.hk, acc, blocks)
             } else {
-                clm::update(self.t, &self.hk, acc, blocks)
+                clm::update(self.k.t, &self.k.hk, acc, blocks)
             }
         })
     }
 
     pub(super) fn tag_short(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> ([u8; 16], [[u8; 16]; 8]) {
-        narrow::tag_short(self.t, &self.rk, &self.hk, j0, aad, ct)
+        narrow::tag_short(self.k.t, &self.k.rk, &self.k.hk, j0, aad, ct)
     }
 
     pub(super) fn ctr(&self, ctr: &mut [u8; 16], buf: &mut [u8]) {
         // SAFETY: as in `seal`.
         unsafe {
-            match self.rk.rounds {
-                10 => ctr_k::<10>(self.t, &self.rk, ctr, buf),
-                12 => ctr_k::<12>(self.t, &self.rk, ctr, buf),
-                _ => ctr_k::<14>(self.t, &self.rk, ctr, buf),
+            match self.k.rk.rounds {
+                10 => ctr_k::<10>(self.k.t, &self.k.rk, ctr, buf),
+                12 => ctr_k::<12>(self.k.t, &self.k.rk, ctr, buf),
+                _ => ctr_k::<14>(self.k.t, &self.k.rk, ctr, buf),
             }
         }
     }
