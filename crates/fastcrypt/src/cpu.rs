@@ -2,52 +2,188 @@
 //!
 //! Every SIMD kernel in this crate takes a zero-sized token as its first
 //! argument. A token can only be obtained from this module, and only when
-//! the features the kernel emits are present (and, for 256-bit registers,
-//! saved by the operating system). So holding a token is the proof that
-//! calling the kernel's `#[target_feature]` entry point is sound; the
-//! `// SAFETY:` comment at each call names the token.
+//! the features the kernel emits are present (and, for 256- and 512-bit
+//! registers, saved by the operating system). So holding a token is the
+//! proof that calling the kernel's `#[target_feature]` entry point is
+//! sound; the `// SAFETY:` comment at each call names the token.
 //!
-//! Detection needs the `std` feature (it uses `is_x86_feature_detected!`).
-//! Without `std`, only features enabled at compile time (`-C
-//! target-feature=...`) count. With `--cfg fastcrypt_backend="portable"` no
-//! SIMD feature is ever reported and no SIMD kernel is compiled.
+//! Everything that proof rests on is in this file, each fact once:
+//!
+//! - [`features!`] is the one table of features: a row gives the field,
+//!   the `/proc/cpuinfo` name, the CPUID bit (or XCR0 mask) it is read
+//!   from and the register state the OS must save for it. The struct, the
+//!   bit layout of the cache, [`Features::list`], [`FEATURES`] and
+//!   detection are generated from it.
+//! - `capability!` declares the unsafe traits that kernels take as
+//!   bounds (`Clmul`: "PCLMULQDQ with SSSE3 and SSE4.1 may run"), each
+//!   with the features it stands for.
+//! - `token!` declares each token once with its features and the
+//!   capabilities it grants; a compile-time assertion checks that the
+//!   token's features include every feature of each capability, so a
+//!   capability can never be granted on a wrong reading of the table.
+//!
+//! Detection reads CPUID and XCR0 directly (with or without `std`): a
+//! feature that needs AVX or AVX-512 register state counts only when the
+//! OS saves that state. With `--cfg fastcrypt_backend="portable"` no SIMD
+//! feature is ever reported and no SIMD kernel is compiled.
 
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 use core::sync::atomic::{AtomicU32, Ordering};
 
-/// The CPU features that fastcrypt's kernels care about, as detected at run
-/// time (see the module docs for builds without `std`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Features {
+/// XCR0 bits 1 and 2: the OS saves XMM and YMM state.
+const XCR0_YMM: u64 = 0b110;
+/// XCR0 bits 1, 2 and 5-7: XMM, YMM, opmask, and both halves of ZMM state.
+const XCR0_ZMM: u64 = 0b1110_0110;
+
+/// Declares every feature from one table. A row is
+/// `field "cpuinfo-name": source, os STATE;` where the source is
+/// `cpuid(LEAF, REG, BIT)` or `xcr0(STATE)`, and STATE is `none`, `ymm`
+/// or `zmm` (the XCR0 bits the OS must have set for the feature to count).
+/// A row whose source is `xcr0` is an OS-state row: it is not a CPU flag
+/// and has no `/proc/cpuinfo` line.
+macro_rules! features {
+    ($(
+        $(#[$doc:meta])*
+        $field:ident $name:literal : $src:ident($($arg:tt)*), os $os:ident;
+    )+) => {
+        /// The CPU features that fastcrypt's kernels care about, as detected
+        /// at run time, named as Linux's `/proc/cpuinfo` names them where
+        /// it does (see [`FEATURES`]).
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        #[non_exhaustive]
+        pub struct Features {
+            $( $(#[$doc])* pub $field: bool, )+
+        }
+
+        /// One row of the feature table: what [`Features::list`] reports
+        /// and how it was detected.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[non_exhaustive]
+        pub struct FeatureInfo {
+            /// The name, as in `/proc/cpuinfo` for CPU flags.
+            pub name: &'static str,
+            /// `true` for rows that report which register state the OS
+            /// saves (XCR0), not a CPU flag: they have no `/proc/cpuinfo`
+            /// line.
+            pub os_state: bool,
+            /// Where it is read from, e.g. `CPUID.(7,0):EBX[29]`.
+            pub source: &'static str,
+            /// The register state the OS must save for it to count:
+            /// `""`, `"ymm"` or `"zmm"`.
+            pub needs_os: &'static str,
+        }
+
+        /// Every feature [`Features`] has, in [`Features::list`]'s order.
+        pub const FEATURES: [FeatureInfo; Features::COUNT] = [$(
+            FeatureInfo {
+                name: $name,
+                os_state: features!(@is_os $src),
+                source: features!(@source $src($($arg)*)),
+                needs_os: features!(@os_name $os),
+            },
+        )+];
+
+        /// Bit positions in the cached word: the table's order.
+        #[allow(non_camel_case_types, dead_code, clippy::upper_case_acronyms)]
+        #[derive(Clone, Copy)]
+        enum Bit { $($field,)+ }
+
+        impl Features {
+            /// How many features the table has.
+            pub const COUNT: usize = [$(stringify!($field)),+].len();
+
+            /// `(name, present)` for every feature, in the table's order
+            /// (the names of [`FEATURES`]).
+            pub fn list(&self) -> [(&'static str, bool); Features::COUNT] {
+                [$(($name, self.$field)),+]
+            }
+
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            fn from_bits(b: u32) -> Features {
+                Features { $($field: b & (1 << Bit::$field as u32) != 0,)+ }
+            }
+
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            fn to_bits(self) -> u32 {
+                0 $(| (u32::from(self.$field) << Bit::$field as u32))+
+            }
+
+            /// Reads every row from CPUID and XCR0.
+            #[cfg(all(
+                any(target_arch = "x86", target_arch = "x86_64"),
+                not(fastcrypt_backend = "portable")
+            ))]
+            fn detect() -> Features {
+                let id = raw::Ids::read();
+                Features {$(
+                    $field: features!(@read id, $src($($arg)*))
+                        && id.os_saves(features!(@os_mask $os)),
+                )+}
+            }
+        }
+
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        const _: () = assert!(Features::COUNT < 31, "bit 31 of the cache marks it filled");
+    };
+    (@is_os cpuid) => { false };
+    (@is_os xcr0) => { true };
+    (@source cpuid($leaf:literal, $reg:ident, $bit:literal)) => {
+        concat!("CPUID.(", $leaf, ",0):", stringify!($reg), "[", $bit, "]")
+    };
+    (@source xcr0(ymm)) => { "XCR0[1,2]" };
+    (@source xcr0(zmm)) => { "XCR0[1,2,5,6,7]" };
+    (@os_name none) => { "" };
+    (@os_name ymm) => { "ymm" };
+    (@os_name zmm) => { "zmm" };
+    (@os_mask none) => { 0 };
+    (@os_mask ymm) => { XCR0_YMM };
+    (@os_mask zmm) => { XCR0_ZMM };
+    (@read $id:ident, cpuid(1, $reg:ident, $bit:literal)) => { $id.leaf1.$reg & (1 << $bit) != 0 };
+    (@read $id:ident, cpuid(7, $reg:ident, $bit:literal)) => { $id.leaf7.$reg & (1 << $bit) != 0 };
+    (@read $id:ident, xcr0($os:ident)) => { $id.os_saves(features!(@os_mask $os)) };
+}
+
+features! {
     /// SSE2 (baseline on x86-64).
-    pub sse2: bool,
+    sse2 "sse2": cpuid(1, EDX, 26), os none;
     /// SSSE3 (`pshufb`, `palignr`).
-    pub ssse3: bool,
-    /// SSE4.1.
-    pub sse41: bool,
-    /// AVX with YMM state saved by the OS.
-    pub avx: bool,
-    /// AVX2 with YMM state saved by the OS.
-    pub avx2: bool,
+    ssse3 "ssse3": cpuid(1, ECX, 9), os none;
+    /// SSE4.1 (`pinsrb`, `pblendw`).
+    sse41 "sse4_1": cpuid(1, ECX, 19), os none;
+    /// AVX, with YMM state saved by the OS.
+    avx "avx": cpuid(1, ECX, 28), os ymm;
+    /// AVX2, with YMM state saved by the OS.
+    avx2 "avx2": cpuid(7, EBX, 5), os ymm;
     /// BMI1 (`andn`).
-    pub bmi1: bool,
+    bmi1 "bmi1": cpuid(7, EBX, 3), os none;
     /// BMI2 (`rorx`, `shlx`).
-    pub bmi2: bool,
+    bmi2 "bmi2": cpuid(7, EBX, 8), os none;
     /// SHA extensions (`sha1rnds4`, ...).
-    pub sha: bool,
+    sha "sha_ni": cpuid(7, EBX, 29), os none;
     /// AES-NI.
-    pub aes: bool,
+    aes "aes": cpuid(1, ECX, 25), os none;
     /// PCLMULQDQ (128-bit carry-less multiply).
-    pub pclmulqdq: bool,
-    /// VAES usable on 256-bit registers (needs AVX2 and OS-saved YMM state;
-    /// AVX-512 is *not* required).
-    pub vaes: bool,
-    /// VPCLMULQDQ usable on 256-bit registers (needs AVX2 and OS-saved YMM
-    /// state; AVX-512 is *not* required).
-    pub vpclmulqdq: bool,
+    pclmulqdq "pclmulqdq": cpuid(1, ECX, 1), os none;
+    /// VAES, with YMM state saved by the OS (on 256-bit registers it needs
+    /// AVX2, not AVX-512; on 512-bit registers, also `avx512f` and ZMM
+    /// state).
+    vaes "vaes": cpuid(7, ECX, 9), os ymm;
+    /// VPCLMULQDQ, with YMM state saved by the OS (as for `vaes`).
+    vpclmulqdq "vpclmulqdq": cpuid(7, ECX, 10), os ymm;
     /// The OS saves XMM and YMM state (XCR0 bits 1 and 2).
-    pub os_ymm: bool,
+    os_ymm "os_ymm": xcr0(ymm), os none;
+    /// AVX-512 Foundation, with opmask and ZMM state saved by the OS.
+    avx512f "avx512f": cpuid(7, EBX, 16), os zmm;
+    /// AVX-512 byte and word instructions (ZMM state saved by the OS).
+    avx512bw "avx512bw": cpuid(7, EBX, 30), os zmm;
+    /// AVX-512 vector-length extensions: EVEX encodings on xmm and ymm
+    /// (ZMM state saved by the OS).
+    avx512vl "avx512vl": cpuid(7, EBX, 31), os zmm;
+    /// Galois-field instructions (`gf2p8affineqb`, ...).
+    gfni "gfni": cpuid(7, ECX, 8), os none;
+    /// The OS saves opmask and both halves of ZMM state as well (XCR0 bits
+    /// 1, 2, 5, 6 and 7).
+    os_zmm "os_zmm": xcr0(zmm), os none;
 }
 
 impl Features {
@@ -62,87 +198,6 @@ impl Features {
             Features::default()
         }
     }
-
-    /// `(name, present)` for every feature, in a fixed order, using the
-    /// names of Linux's `/proc/cpuinfo` where one exists.
-    pub fn list(&self) -> [(&'static str, bool); 13] {
-        [
-            ("sse2", self.sse2),
-            ("ssse3", self.ssse3),
-            ("sse4_1", self.sse41),
-            ("avx", self.avx),
-            ("avx2", self.avx2),
-            ("bmi1", self.bmi1),
-            ("bmi2", self.bmi2),
-            ("sha_ni", self.sha),
-            ("aes", self.aes),
-            ("pclmulqdq", self.pclmulqdq),
-            ("vaes", self.vaes),
-            ("vpclmulqdq", self.vpclmulqdq),
-            ("os_ymm", self.os_ymm),
-        ]
-    }
-
-    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    fn from_bits(b: u32) -> Features {
-        let bit = |n: u32| b & (1 << n) != 0;
-        Features {
-            sse2: bit(0),
-            ssse3: bit(1),
-            sse41: bit(2),
-            avx: bit(3),
-            avx2: bit(4),
-            bmi1: bit(5),
-            bmi2: bit(6),
-            sha: bit(7),
-            aes: bit(8),
-            pclmulqdq: bit(9),
-            vaes: bit(10),
-            vpclmulqdq: bit(11),
-            os_ymm: bit(12),
-        }
-    }
-
-    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    fn to_bits(self) -> u32 {
-        [
-            self.sse2,
-            self.ssse3,
-            self.sse41,
-            self.avx,
-            self.avx2,
-            self.bmi1,
-            self.bmi2,
-            self.sha,
-            self.aes,
-            self.pclmulqdq,
-            self.vaes,
-            self.vpclmulqdq,
-            self.os_ymm,
-        ]
-        .iter()
-        .enumerate()
-        .fold(0, |acc, (i, &on)| acc | ((on as u32) << i))
-    }
-}
-
-/// Bit positions of each feature in the cached word (`Features::to_bits`).
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-#[allow(non_upper_case_globals, dead_code)]
-mod bit {
-    pub const sse2: u32 = 1 << 0;
-    pub const ssse3: u32 = 1 << 1;
-    pub const sse41: u32 = 1 << 2;
-    pub const avx: u32 = 1 << 3;
-    pub const avx2: u32 = 1 << 4;
-    pub const bmi1: u32 = 1 << 5;
-    pub const bmi2: u32 = 1 << 6;
-    pub const sha: u32 = 1 << 7;
-    pub const aes: u32 = 1 << 8;
-    pub const pclmulqdq: u32 = 1 << 9;
-    pub const vaes: u32 = 1 << 10;
-    pub const vpclmulqdq: u32 = 1 << 11;
-    pub const os_ymm: u32 = 1 << 12;
 }
 
 /// Bit 31 marks the cache as filled; the low bits are `Features::to_bits`.
@@ -159,70 +214,12 @@ fn cached_bits() -> u32 {
         return v & !FILLED;
     }
     // Racing threads compute the same value; whichever store wins is right.
-    let bits = detect().to_bits();
+    #[cfg(fastcrypt_backend = "portable")]
+    let bits = 0;
+    #[cfg(not(fastcrypt_backend = "portable"))]
+    let bits = Features::detect().to_bits();
     CACHE.store(bits | FILLED, Ordering::Relaxed);
     bits
-}
-
-#[cfg(all(
-    any(target_arch = "x86", target_arch = "x86_64"),
-    fastcrypt_backend = "portable"
-))]
-fn detect() -> Features {
-    Features::default()
-}
-
-#[cfg(all(
-    any(target_arch = "x86", target_arch = "x86_64"),
-    feature = "std",
-    not(fastcrypt_backend = "portable")
-))]
-fn detect() -> Features {
-    extern crate std;
-    use std::is_x86_feature_detected as has;
-    // std reports avx/avx2 only when the OS saves YMM state; we check XCR0
-    // ourselves as well so that vaes/vpclmulqdq never depend on how std
-    // (or any other detector) treats AVX-512 state: on Zen 3, XCR0 = 0x7.
-    let os_ymm = xcr0().is_some_and(|x| x & 0b110 == 0b110);
-    let avx2 = has!("avx2") && os_ymm;
-    Features {
-        sse2: has!("sse2"),
-        ssse3: has!("ssse3"),
-        sse41: has!("sse4.1"),
-        avx: has!("avx") && os_ymm,
-        avx2,
-        bmi1: has!("bmi1"),
-        bmi2: has!("bmi2"),
-        sha: has!("sha"),
-        aes: has!("aes"),
-        pclmulqdq: has!("pclmulqdq"),
-        vaes: avx2 && cpuid_leaf7_ecx() & (1 << 9) != 0,
-        vpclmulqdq: avx2 && cpuid_leaf7_ecx() & (1 << 10) != 0,
-        os_ymm,
-    }
-}
-
-#[cfg(all(
-    any(target_arch = "x86", target_arch = "x86_64"),
-    not(feature = "std"),
-    not(fastcrypt_backend = "portable")
-))]
-fn detect() -> Features {
-    Features {
-        sse2: cfg!(target_feature = "sse2"),
-        ssse3: cfg!(target_feature = "ssse3"),
-        sse41: cfg!(target_feature = "sse4.1"),
-        avx: cfg!(target_feature = "avx"),
-        avx2: cfg!(target_feature = "avx2"),
-        bmi1: cfg!(target_feature = "bmi1"),
-        bmi2: cfg!(target_feature = "bmi2"),
-        sha: cfg!(target_feature = "sha"),
-        aes: cfg!(target_feature = "aes"),
-        pclmulqdq: cfg!(target_feature = "pclmulqdq"),
-        vaes: cfg!(target_feature = "vaes") && cfg!(target_feature = "avx2"),
-        vpclmulqdq: cfg!(target_feature = "vpclmulqdq") && cfg!(target_feature = "avx2"),
-        os_ymm: cfg!(target_feature = "avx"),
-    }
 }
 
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
@@ -243,6 +240,48 @@ mod raw {
     pub fn max_leaf(base: u32) -> u32 {
         // SAFETY: as in `cpuid`.
         unsafe { __cpuid(base) }.eax
+    }
+
+    /// The CPUID leaves the feature table reads, and XCR0.
+    #[allow(non_snake_case, dead_code)]
+    pub struct Regs {
+        pub EBX: u32,
+        pub ECX: u32,
+        pub EDX: u32,
+    }
+
+    #[allow(dead_code)]
+    pub struct Ids {
+        pub leaf1: Regs,
+        pub leaf7: Regs,
+        pub xcr0: u64,
+    }
+
+    #[allow(dead_code)]
+    impl Ids {
+        pub fn read() -> Ids {
+            let regs = |r: CpuidResult| Regs {
+                EBX: r.ebx,
+                ECX: r.ecx,
+                EDX: r.edx,
+            };
+            let max = max_leaf(0);
+            let zero = Regs { EBX: 0, ECX: 0, EDX: 0 };
+            Ids {
+                leaf1: if max >= 1 { regs(cpuid(1, 0)) } else { zero },
+                leaf7: if max >= 7 {
+                    regs(cpuid(7, 0))
+                } else {
+                    Regs { EBX: 0, ECX: 0, EDX: 0 }
+                },
+                xcr0: super::xcr0().unwrap_or(0),
+            }
+        }
+
+        /// Whether the OS saves every register state in `mask`.
+        pub fn os_saves(&self, mask: u64) -> bool {
+            self.xcr0 & mask == mask
+        }
     }
 
     /// Reads XCR0. Only called after CPUID.1:ECX.OSXSAVE[bit 27] said the
@@ -273,18 +312,6 @@ pub fn xcr0() -> Option<u64> {
     None
 }
 
-#[cfg(all(
-    any(target_arch = "x86", target_arch = "x86_64"),
-    feature = "std",
-    not(fastcrypt_backend = "portable")
-))]
-fn cpuid_leaf7_ecx() -> u32 {
-    if raw::max_leaf(0) < 7 {
-        return 0;
-    }
-    raw::cpuid(7, 0).ecx
-}
-
 /// The CPU's brand string (for example `AMD EPYC 7B13 64-Core Processor`),
 /// when the CPU reports one.
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
@@ -310,35 +337,98 @@ pub fn model() -> Option<alloc::string::String> {
     None
 }
 
-/// Declares a zero-sized proof token for a set of features. The only way to
-/// get one is `get()`, which returns `None` unless every feature is present.
-macro_rules! token {
-    ($(#[$m:meta])* $name:ident: $($feat:ident)&+) => {
-        $(#[$m])*
+/// Declares capabilities: unsafe traits that kernel helpers take as
+/// bounds, each standing for a set of features (its supertraits' included).
+/// Only `token!` implements them, after checking the features at compile
+/// time.
+macro_rules! capability {
+    ($(
+        $(#[$m:meta])*
+        $name:ident $(: $($sup:ident)&+)? => $($feat:ident)&+;
+    )+) => {
+        $(
+            $(#[$m])*
+            ///
+            /// # Safety
+            ///
+            /// Implemented only by `token!` in `cpu.rs`, for tokens whose
+            /// detection checks every feature in
+            #[doc = concat!("`need::", stringify!($name), "` (asserted at compile time).")]
+            #[cfg(fastcrypt_x86)]
+            pub(crate) unsafe trait $name: Copy $($(+ $sup)+)? {}
+        )+
+
+        /// The features each capability stands for.
         #[cfg(fastcrypt_x86)]
+        #[allow(non_upper_case_globals)]
+        mod need {
+            use super::Bit;
+            $(
+                pub(super) const $name: u32 = 0 $($(| $sup)+)? $(| 1 << Bit::$feat as u32)+;
+            )+
+        }
+    };
+}
+
+capability! {
+    /// AES-NI with SSE2: the key schedule and the 128-bit AES rounds.
+    AesToken => aes & sse2;
+    /// PCLMULQDQ with SSE2, SSSE3 and SSE4.1: every 128-bit GHASH helper.
+    Clmul => pclmulqdq & sse2 & ssse3 & sse41;
+    /// VPCLMULQDQ and AVX2 on 256-bit registers, OS-saved YMM state.
+    Vclmul: Clmul => vpclmulqdq & avx & avx2 & os_ymm;
+    /// What the 128-bit AES-GCM bodies emit: AES-NI, PCLMULQDQ, SSSE3 and
+    /// SSE4.1.
+    GcmToken: AesToken & Clmul => aes;
+}
+
+/// Declares a zero-sized proof token for a set of features, and the
+/// capabilities it grants. The only way to get one is `get()`, which
+/// returns `None` unless every feature is present.
+macro_rules! token {
+    ($(#[doc = $d:literal])* $name:ident: $($rest:tt)*) => {
+        token!(@cfg fastcrypt_x86; $(#[doc = $d])* $name: $($rest)*);
+    };
+    (@cfg $cfg:meta; $(#[doc = $d:literal])* $name:ident: $($feat:ident)&+ $(=> $($cap:ident),+)?) => {
+        $(#[doc = $d])*
+        #[cfg($cfg)]
         #[derive(Clone, Copy, Debug)]
         pub(crate) struct $name {
             _private: (),
         }
 
-        #[cfg(fastcrypt_x86)]
-        #[allow(dead_code)]
+        #[cfg($cfg)]
         impl $name {
+            /// The features this token proves.
+            const MASK: u32 = 0 $(| 1 << Bit::$feat as u32)+;
+
             /// The token, if this CPU has every feature it stands for.
             #[inline]
             pub(crate) fn get() -> Option<Self> {
                 // One load and one compare: constructors call this per object.
-                const MASK: u32 = 0 $(| bit::$feat)+;
-                (cached_bits() & MASK == MASK).then_some($name { _private: () })
+                (cached_bits() & Self::MASK == Self::MASK).then_some($name { _private: () })
             }
         }
+
+        $($(
+            // SAFETY: the token exists only when its MASK is detected, and
+            // the assertion below proves MASK covers the capability.
+            #[cfg($cfg)]
+            unsafe impl $cap for $name {}
+            #[cfg($cfg)]
+            const _: () = assert!(
+                $name::MASK & need::$cap == need::$cap,
+                concat!(stringify!($name), " lacks a feature of ", stringify!($cap))
+            );
+        )+)?
     };
 }
 
 token!(
+    @cfg fastcrypt_x86_64;
     /// SSE4.1 (with SSE2): the RC4 x86-64 kernel, integer code in `asm!`
     /// that gathers its keystream bytes with `pinsrb`.
-    X86_64Token: sse2 & sse41
+    Sse41Token: sse2 & sse41
 );
 token!(
     /// SSSE3 (with SSE2): the SHA-1 SSSE3 message-schedule kernel.
@@ -350,25 +440,28 @@ token!(
 );
 token!(
     /// SHA extensions with SSSE3 and SSE4.1: the SHA-NI kernel.
-    ShaNiToken: sha & ssse3 & sse41
+    ShaNiToken: sha & sse2 & ssse3 & sse41
 );
 token!(
     /// PCLMULQDQ with SSSE3 and SSE4.1: the 128-bit GHASH kernel.
-    PclmulToken: pclmulqdq & ssse3 & sse41
+    PclmulToken: pclmulqdq & sse2 & ssse3 & sse41 => Clmul
 );
 token!(
-    /// VPCLMULQDQ on 256-bit registers: needs AVX2 and OS-saved YMM state.
-    VpclmulToken: vpclmulqdq & pclmulqdq & avx & avx2 & os_ymm
+    /// VPCLMULQDQ on 256-bit registers: needs AVX2 and OS-saved YMM state
+    /// (its 128-bit tails use the `Clmul` helpers).
+    VpclmulToken: vpclmulqdq & pclmulqdq & sse2 & ssse3 & sse41 & avx & avx2 & os_ymm
+        => Clmul, Vclmul
 );
 token!(
     /// AES-NI with PCLMULQDQ and SSSE3/SSE4.1: the 128-bit AES-GCM kernels.
-    AesNiToken: aes & pclmulqdq & ssse3 & sse41
+    AesNiToken: aes & pclmulqdq & sse2 & ssse3 & sse41 => AesToken, Clmul, GcmToken
 );
 token!(
     /// VAES + VPCLMULQDQ on 256-bit registers with AVX2 and OS-saved YMM
     /// state (not AVX-512): the 256-bit AES-GCM kernels, whose tails use
     /// the 128-bit AES-NI code (hence SSSE3/SSE4.1).
-    VaesToken: vaes & vpclmulqdq & aes & pclmulqdq & ssse3 & sse41 & avx & avx2 & os_ymm
+    VaesToken: vaes & vpclmulqdq & aes & pclmulqdq & sse2 & ssse3 & sse41 & avx & avx2 & os_ymm
+        => AesToken, Clmul, Vclmul, GcmToken
 );
 
 #[cfg(test)]
@@ -380,24 +473,51 @@ mod tests {
         assert_eq!(Features::get(), Features::get());
     }
 
-    #[cfg(all(
-        any(target_arch = "x86", target_arch = "x86_64"),
-        feature = "std",
-        not(fastcrypt_backend = "portable")
-    ))]
     #[test]
-    fn wide_features_need_only_ymm_state() {
+    fn table_names_are_unique() {
+        for (i, a) in FEATURES.iter().enumerate() {
+            assert!(FEATURES[i + 1..].iter().all(|b| b.name != a.name), "{}", a.name);
+        }
+    }
+
+    /// Every row agrees with std's detector where std knows the feature
+    /// (std, too, counts AVX and AVX-512 only with the OS's register
+    /// state).
+    #[cfg(all(fastcrypt_x86, feature = "std"))]
+    #[test]
+    fn agrees_with_std() {
         extern crate std;
+        use std::is_x86_feature_detected as has;
         let f = Features::get();
         let x = xcr0().unwrap_or(0);
-        // The 256-bit kernels need YMM state, never AVX-512 state (XCR0 bits 5-7).
-        assert_eq!(f.os_ymm, x & 0b110 == 0b110);
-        if f.os_ymm && f.avx2 {
-            assert_eq!(f.vaes, std::is_x86_feature_detected!("vaes"));
-            assert_eq!(f.vpclmulqdq, std::is_x86_feature_detected!("vpclmulqdq"));
+        assert_eq!(f.os_ymm, x & XCR0_YMM == XCR0_YMM);
+        assert_eq!(f.os_zmm, x & XCR0_ZMM == XCR0_ZMM);
+        let pairs = [
+            (f.sse2, has!("sse2")),
+            (f.ssse3, has!("ssse3")),
+            (f.sse41, has!("sse4.1")),
+            (f.avx, has!("avx")),
+            (f.avx2, has!("avx2")),
+            (f.bmi1, has!("bmi1")),
+            (f.bmi2, has!("bmi2")),
+            (f.sha, has!("sha")),
+            (f.aes, has!("aes")),
+            (f.pclmulqdq, has!("pclmulqdq")),
+            (f.avx512f, has!("avx512f")),
+            (f.avx512bw, has!("avx512bw")),
+            (f.avx512vl, has!("avx512vl")),
+        ];
+        for ((name, _), (ours, std)) in f.list().iter().zip(pairs) {
+            assert_eq!(ours, std, "{name}");
+        }
+        // std's vaes/vpclmulqdq/gfni may also demand AVX-512 state; ours
+        // demand YMM state only (a 256-bit kernel needs no more).
+        if f.os_zmm {
+            assert_eq!(f.vaes, has!("vaes"));
+            assert_eq!(f.vpclmulqdq, has!("vpclmulqdq"));
         }
         if f.vaes || f.vpclmulqdq {
-            assert!(f.avx2 && f.os_ymm);
+            assert!(f.os_ymm);
         }
     }
 }

@@ -8,7 +8,9 @@
 //!   `Backend::available()` (what this CPU runs);
 //! - `new()` picks the fastest available backend;
 //!   `with_backend(backend, ...)` forces one, or returns [`Unsupported`];
-//! - `.backend()` tells which one an object uses.
+//! - `.backend()` tells which one an object uses;
+//! - [`PrimitiveBackend`] is that `Backend` API as a trait, for code
+//!   generic over primitives.
 //!
 //! ```
 //! use fastcrypt::sha1::{self, Backend, Sha1};
@@ -51,7 +53,7 @@ pub mod sha1;
 #[cfg(feature = "rustcrypto")]
 mod traits;
 
-pub use backend::{UnknownBackend, Unsupported};
+pub use backend::{PrimitiveBackend, UnknownBackend, Unsupported};
 
 /// The README's Rust examples, compiled and run as doc tests.
 #[cfg(doctest)]

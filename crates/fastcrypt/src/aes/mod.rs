@@ -9,9 +9,8 @@
 //!   `aes` crate (AES-NI when present, otherwise its constant-time
 //!   fixsliced software), as the project's dependency policy asks.
 
-cfg_x86! {
-    pub(crate) mod x86_aesni;
-}
+#[cfg(fastcrypt_x86)]
+pub(crate) mod x86_aesni;
 
 /// An expanded AES key: `rounds + 1` round keys of 16 bytes, in FIPS 197
 /// byte order (the order AESENC's operand uses). Unused slots stay zero.

@@ -8,15 +8,7 @@ use core::arch::x86_64::*;
 
 use super::RoundKeys;
 
-/// Tokens that prove AES-NI (and SSE2) are present.
-///
-/// # Safety
-/// Implement only for tokens whose existence proves `aes` and `sse2`.
-pub(crate) unsafe trait AesToken: Copy {}
-// SAFETY: AesNiToken is only handed out when `aes` (and SSE4.1) are present.
-unsafe impl AesToken for crate::cpu::AesNiToken {}
-// SAFETY: VaesToken is only handed out when `aes`, `vaes` and AVX2 are present.
-unsafe impl AesToken for crate::cpu::VaesToken {}
+pub(crate) use crate::cpu::AesToken;
 
 /// Expands a 16-, 24- or 32-byte key (other lengths panic: callers take
 /// fixed-size arrays).

@@ -56,11 +56,12 @@
 
 mod portable;
 
-cfg_x86! {
-    mod x86_aesni_pclmul;
-    mod x86_vaes_vpclmul;
-    use crate::cpu;
-}
+#[cfg(fastcrypt_x86)]
+use crate::cpu;
+#[cfg(fastcrypt_x86)]
+mod x86_aesni_pclmul;
+#[cfg(fastcrypt_x86)]
+mod x86_vaes_vpclmul;
 
 use core::fmt;
 
@@ -403,8 +404,7 @@ macro_rules! define_gcm {
             /// A cipher with the fastest backend this CPU runs, 96-bit
             /// nonces and 16-byte tags.
             pub fn new(key: &[u8; $key_len]) -> $name {
-                let backend = Backend::fastest();
-                let kernel = probe(backend).unwrap_or(Kernel::Portable);
+                let (backend, kernel) = Backend::auto();
                 $name { inner: Gcm::new(kernel, backend, key) }
             }
 

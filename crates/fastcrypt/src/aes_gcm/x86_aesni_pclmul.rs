@@ -184,10 +184,7 @@ pub(super) fn tag<T: GcmToken>(
     core::array::from_fn(|i| s[i] ^ ek[i])
 }
 
-/// Tokens for the shared bodies: AES-NI + PCLMULQDQ + SSSE3 + SSE4.1.
-pub(super) trait GcmToken: AesToken + Clmul {}
-impl GcmToken for AesNiToken {}
-impl GcmToken for crate::cpu::VaesToken {}
+use crate::cpu::GcmToken;
 
 pub(super) fn encrypt_block(t: impl AesToken, rk: &RoundKeys, block: &mut [u8; 16]) {
     // SAFETY: the token proves AES-NI and SSE2.

@@ -81,12 +81,14 @@
 
 pub(crate) mod portable;
 
-cfg_x86! {
-    pub(crate) mod x86_pclmul;
-    pub(crate) mod x86_vpclmul;
-    pub(crate) use x86_pclmul::ClmulKey;
-    use crate::cpu;
-}
+#[cfg(fastcrypt_x86)]
+use crate::cpu;
+#[cfg(fastcrypt_x86)]
+pub(crate) use x86_pclmul::ClmulKey;
+#[cfg(fastcrypt_x86)]
+pub(crate) mod x86_pclmul;
+#[cfg(fastcrypt_x86)]
+pub(crate) mod x86_vpclmul;
 
 use zeroize::Zeroize;
 
@@ -206,9 +208,7 @@ impl Drop for GHash {
 impl GHash {
     /// GHASH keyed with `h`, using the fastest backend this CPU runs.
     pub fn new(h: &[u8; BLOCK_LEN]) -> GHash {
-        let backend = Backend::fastest();
-        // `fastest()` only returns probed backends and portable always probes.
-        let kernel = probe(backend).unwrap_or(Kernel::Portable);
+        let (backend, kernel) = Backend::auto();
         Self::from_kernel(backend, kernel, h)
     }
 

@@ -22,27 +22,8 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use super::{portable, BLOCK_LEN};
-use crate::cpu::{AesNiToken, PclmulToken, VaesToken, VpclmulToken};
+pub(crate) use crate::cpu::Clmul;
 use zeroize::Zeroize;
-
-/// A proof token that PCLMULQDQ, SSE2, SSSE3 and SSE4.1 instructions can
-/// run: what every 128-bit helper of this module emits.
-///
-/// # Safety
-///
-/// Implement it only for tokens whose detection checks PCLMULQDQ and
-/// either SSSE3 + SSE4.1 or AVX (every AVX CPU has them, and Rust's
-/// target-feature model makes `avx` imply `sse4.1` and `ssse3`).
-pub(crate) unsafe trait Clmul: Copy {}
-
-// SAFETY: detected as pclmulqdq & ssse3 & sse41.
-unsafe impl Clmul for PclmulToken {}
-// SAFETY: detected as vpclmulqdq & pclmulqdq & avx & avx2 & os_ymm.
-unsafe impl Clmul for VpclmulToken {}
-// SAFETY: detected as aes & pclmulqdq & ssse3 & sse41.
-unsafe impl Clmul for AesNiToken {}
-// SAFETY: detected as vaes & vpclmulqdq & aes & pclmulqdq & avx & avx2.
-unsafe impl Clmul for VaesToken {}
 
 /// How many powers of H the key holds (the 256-bit kernel uses them all,
 /// this one the last 8).

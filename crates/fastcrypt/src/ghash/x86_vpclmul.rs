@@ -17,23 +17,9 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use super::x86_pclmul::{self as x128, Clmul, ClmulKey, Wide, POWERS};
+use super::x86_pclmul::{self as x128, ClmulKey, Wide, POWERS};
 use super::BLOCK_LEN;
-use crate::cpu::{VaesToken, VpclmulToken};
-
-/// A proof token that VPCLMULQDQ and AVX2 on 256-bit registers can run
-/// (with OS-saved YMM state), on top of what [`Clmul`] proves.
-///
-/// # Safety
-///
-/// Implement it only for tokens whose detection checks VPCLMULQDQ, AVX2
-/// and OS-saved YMM state.
-pub(crate) unsafe trait Vclmul: Clmul {}
-
-// SAFETY: detected as vpclmulqdq & pclmulqdq & avx & avx2 & os_ymm.
-unsafe impl Vclmul for VpclmulToken {}
-// SAFETY: detected as vaes & vpclmulqdq & aes & pclmulqdq & avx & avx2 & os_ymm.
-unsafe impl Vclmul for VaesToken {}
+pub(crate) use crate::cpu::Vclmul;
 
 /// Loads two consecutive blocks as they sit in memory.
 #[inline(always)]

@@ -63,11 +63,10 @@ mod portable;
 #[cfg(feature = "rustcrypto")]
 pub use crate::traits::rc4::Rc4Fixed;
 
-#[cfg(all(target_arch = "x86_64", not(fastcrypt_backend = "portable")))]
-mod x86_64;
-
-#[cfg(all(target_arch = "x86_64", not(fastcrypt_backend = "portable")))]
+#[cfg(fastcrypt_x86_64)]
 use crate::cpu;
+#[cfg(fastcrypt_x86_64)]
+mod x86_64;
 
 /// The shortest key RC4 accepts, in bytes.
 pub const MIN_KEY_LEN: usize = 1;
@@ -89,15 +88,15 @@ define_backends! {
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Kernel {
     Portable,
-    #[cfg(all(target_arch = "x86_64", not(fastcrypt_backend = "portable")))]
-    X86_64(cpu::X86_64Token),
+    #[cfg(fastcrypt_x86_64)]
+    X86_64(cpu::Sse41Token),
 }
 
 fn probe(backend: Backend) -> Option<Kernel> {
     match backend {
         Backend::Portable => Some(Kernel::Portable),
-        #[cfg(all(target_arch = "x86_64", not(fastcrypt_backend = "portable")))]
-        Backend::X86_64 => cpu::X86_64Token::get().map(Kernel::X86_64),
+        #[cfg(fastcrypt_x86_64)]
+        Backend::X86_64 => cpu::Sse41Token::get().map(Kernel::X86_64),
         #[allow(unreachable_patterns)]
         _ => None,
     }
@@ -110,19 +109,10 @@ impl Kernel {
     fn apply(self, st: &mut State, buf: &mut [u8]) {
         match self {
             Kernel::Portable => portable::apply(st, buf),
-            #[cfg(all(target_arch = "x86_64", not(fastcrypt_backend = "portable")))]
+            #[cfg(fastcrypt_x86_64)]
             Kernel::X86_64(t) => x86_64::apply(t, st, buf),
         }
     }
-}
-
-/// The default kernel, probed once per call (the CPU feature cache makes
-/// this a load and a few branches).
-#[inline]
-fn default_backend() -> (Backend, Kernel) {
-    let b = Backend::fastest();
-    // `fastest()` only returns probed backends and portable always probes.
-    (b, probe(b).unwrap_or(Kernel::Portable))
 }
 
 /// The RC4 state: the permutation `s` and the indices `i`, `j`.
@@ -293,7 +283,7 @@ impl Rc4 {
     /// A keystream for `key` (1 to 256 bytes), on the fastest backend this
     /// CPU runs.
     pub fn new(key: &[u8]) -> Result<Rc4, InvalidKeyLength> {
-        let (backend, kernel) = default_backend();
+        let (backend, kernel) = Backend::auto();
         Self::from_kernel(backend, kernel, key)
     }
 

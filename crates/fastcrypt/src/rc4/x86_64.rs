@@ -36,7 +36,7 @@
 //! which the ring has used up.
 
 use super::{portable, State};
-use crate::cpu::X86_64Token;
+use crate::cpu::Sse41Token;
 
 /// One round of the 16-round block, as `asm!` text. `$pre` is the address
 /// of `S[i]` four rounds on; `$xc`/`$xcb` hold this round's `S[i]` (64-
@@ -96,7 +96,7 @@ macro_rules! fix {
 }
 
 /// XORs the next `buf.len()` keystream bytes into `buf`.
-pub(super) fn apply(token: X86_64Token, st: &mut State, buf: &mut [u8]) {
+pub(super) fn apply(token: Sse41Token, st: &mut State, buf: &mut [u8]) {
     let head = portable::head_len(st);
     if buf.len() < head + 16 {
         portable::apply_plain(st, buf);
@@ -120,7 +120,7 @@ pub(super) fn apply(token: X86_64Token, st: &mut State, buf: &mut [u8]) {
 /// The CPU has SSE4.1; `i + 1` is a multiple of 16 and `body.len()` a
 /// non-zero multiple of 16.
 #[target_feature(enable = "sse4.1")]
-unsafe fn blocks(_token: X86_64Token, st: &mut State, body: &mut [u8]) {
+unsafe fn blocks(_token: Sse41Token, st: &mut State, body: &mut [u8]) {
     debug_assert!(portable::head_len(st) == 0 && body.len() & 15 == 0 && !body.is_empty());
     let b = usize::from(st.i.wrapping_add(1));
     let range = body.as_mut_ptr_range();

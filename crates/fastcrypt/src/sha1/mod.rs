@@ -23,12 +23,14 @@
 
 mod portable;
 
-cfg_x86! {
-    mod x86_avx2;
-    mod x86_shani;
-    mod x86_ssse3;
-    use crate::cpu;
-}
+#[cfg(fastcrypt_x86)]
+use crate::cpu;
+#[cfg(fastcrypt_x86)]
+mod x86_avx2;
+#[cfg(fastcrypt_x86)]
+mod x86_shani;
+#[cfg(fastcrypt_x86)]
+mod x86_ssse3;
 
 /// SHA-1 block size in bytes.
 pub const BLOCK_LEN: usize = 64;
@@ -100,15 +102,6 @@ impl Kernel {
     }
 }
 
-/// The default kernel, probed once per process (the CPU feature cache makes
-/// this a load and a few branches).
-#[inline]
-fn default_backend() -> (Backend, Kernel) {
-    let b = Backend::fastest();
-    // `fastest()` only returns probed backends and portable always probes.
-    (b, probe(b).unwrap_or(Kernel::Portable))
-}
-
 /// An incremental SHA-1 hasher.
 #[derive(Clone)]
 pub struct Sha1 {
@@ -139,7 +132,7 @@ impl Sha1 {
     /// A hasher using the fastest backend this CPU runs.
     #[inline]
     pub fn new() -> Sha1 {
-        let (backend, kernel) = default_backend();
+        let (backend, kernel) = Backend::auto();
         Self::from_kernel(backend, kernel)
     }
 
@@ -262,7 +255,7 @@ pub fn digest(data: &[u8]) -> [u8; DIGEST_LEN] {
     // tail from the stack. For short messages this is one kernel call and
     // no 64-byte buffer to fill and copy (the per-call overhead is most of
     // what Hash8Bytes measures besides the one compression).
-    let (_, kernel) = default_backend();
+    let (_, kernel) = Backend::auto();
     let mut state = IV;
     let whole = data.len() / BLOCK_LEN * BLOCK_LEN;
     if whole > 0 {
