@@ -21,10 +21,16 @@ fuzz_target!(|input: &[u8]| {
     }
     macro_rules! check {
         ($ty:ty, $key:expr) => {{
-            let oracle = <$ty>::with_backend(Backend::Portable, $key).unwrap().with_params(NonceLen::Any, 16).unwrap();
+            let oracle = <$ty>::with_backend(Backend::Portable, $key)
+                .unwrap()
+                .with_params(NonceLen::Any, 16)
+                .unwrap();
             let want = oracle.seal(nonce, aad, msg).unwrap();
             for b in Backend::available() {
-                let c = <$ty>::with_backend(b, $key).unwrap().with_params(NonceLen::Any, 16).unwrap();
+                let c = <$ty>::with_backend(b, $key)
+                    .unwrap()
+                    .with_params(NonceLen::Any, 16)
+                    .unwrap();
                 let got = c.seal(nonce, aad, msg).unwrap();
                 assert_eq!(got, want, "{b}: seal differs from portable");
                 assert_eq!(c.open(nonce, aad, &got).unwrap(), msg, "{b}: open(seal)");
@@ -33,7 +39,10 @@ fuzz_target!(|input: &[u8]| {
                 bad[bit / 8] ^= 1 << (bit % 8);
                 let (ct, tag) = bad.split_at_mut(msg.len());
                 let tag = tag.to_vec();
-                assert!(c.open_in_place_detached(nonce, aad, ct, &tag).is_err(), "{b}: forgery accepted");
+                assert!(
+                    c.open_in_place_detached(nonce, aad, ct, &tag).is_err(),
+                    "{b}: forgery accepted"
+                );
                 assert!(ct.iter().all(|&x| x == 0), "{b}: buffer not wiped");
             }
         }};

@@ -13,7 +13,9 @@ fuzz_target!(|input: &[u8]| {
     let split = input[1] as usize;
     let (key, data) = input[2..].split_at(key_len);
     let mut want = data.to_vec();
-    Rc4::with_backend(Backend::Portable, key).unwrap().apply_keystream(&mut want);
+    Rc4::with_backend(Backend::Portable, key)
+        .unwrap()
+        .apply_keystream(&mut want);
     for b in Backend::available() {
         let mut c = Rc4::with_backend(b, key).unwrap();
         let mut got = data.to_vec();
@@ -25,7 +27,9 @@ fuzz_target!(|input: &[u8]| {
     }
     // Three streams of unequal lengths at once.
     let mut streams: Vec<Rc4> = (0..3).map(|_| Rc4::new(key).unwrap()).collect();
-    let mut bufs: Vec<Vec<u8>> = (0..3).map(|i| data[..data.len() * i / 2].to_vec()).collect();
+    let mut bufs: Vec<Vec<u8>> = (0..3)
+        .map(|i| data[..data.len() * i / 2].to_vec())
+        .collect();
     let mut refs: Vec<&mut [u8]> = bufs.iter_mut().map(|v| v.as_mut_slice()).collect();
     apply_keystreams(&mut streams, &mut refs).unwrap();
     for (i, buf) in bufs.iter().enumerate() {

@@ -266,13 +266,21 @@ mod raw {
                 EDX: r.edx,
             };
             let max = max_leaf(0);
-            let zero = Regs { EBX: 0, ECX: 0, EDX: 0 };
+            let zero = Regs {
+                EBX: 0,
+                ECX: 0,
+                EDX: 0,
+            };
             Ids {
                 leaf1: if max >= 1 { regs(cpuid(1, 0)) } else { zero },
                 leaf7: if max >= 7 {
                     regs(cpuid(7, 0))
                 } else {
-                    Regs { EBX: 0, ECX: 0, EDX: 0 }
+                    Regs {
+                        EBX: 0,
+                        ECX: 0,
+                        EDX: 0,
+                    }
                 },
                 xcr0: super::xcr0().unwrap_or(0),
             }
@@ -476,7 +484,11 @@ mod tests {
     #[test]
     fn table_names_are_unique() {
         for (i, a) in FEATURES.iter().enumerate() {
-            assert!(FEATURES[i + 1..].iter().all(|b| b.name != a.name), "{}", a.name);
+            assert!(
+                FEATURES[i + 1..].iter().all(|b| b.name != a.name),
+                "{}",
+                a.name
+            );
         }
     }
 

@@ -13,7 +13,10 @@ pub(crate) use crate::cpu::AesToken;
 /// Expands a 16-, 24- or 32-byte key (other lengths panic: callers take
 /// fixed-size arrays).
 pub(crate) fn expand(_token: impl AesToken, key: &[u8]) -> RoundKeys {
-    let mut out = RoundKeys { rk: [[0; 16]; 15], rounds: 0 };
+    let mut out = RoundKeys {
+        rk: [[0; 16]; 15],
+        rounds: 0,
+    };
     // SAFETY: the token proves AES-NI and SSE2 are present.
     unsafe { expand_words(key, &mut out) };
     out
@@ -28,7 +31,10 @@ pub(crate) fn expand(_token: impl AesToken, key: &[u8]) -> RoundKeys {
 #[target_feature(enable = "aes,sse2")]
 unsafe fn expand_words(key: &[u8], out: &mut RoundKeys) {
     const RCON: [u32; 10] = [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b, 0x36];
-    assert!(matches!(key.len(), 16 | 24 | 32), "AES key must be 16, 24 or 32 bytes");
+    assert!(
+        matches!(key.len(), 16 | 24 | 32),
+        "AES key must be 16, 24 or 32 bytes"
+    );
     let nk = key.len() / 4;
     let rounds = nk + 6;
     let total = 4 * (rounds + 1);
@@ -82,7 +88,12 @@ pub(crate) fn load_keys(_t: impl AesToken, k: &RoundKeys) -> [__m128i; 15] {
 
 /// Encrypts one block (used for E(K, J0) and the hash key H).
 #[inline(always)]
-pub(crate) fn encrypt1(_t: impl AesToken, rk: &[__m128i; 15], rounds: usize, block: __m128i) -> __m128i {
+pub(crate) fn encrypt1(
+    _t: impl AesToken,
+    rk: &[__m128i; 15],
+    rounds: usize,
+    block: __m128i,
+) -> __m128i {
     // SAFETY: the token proves AES-NI and SSE2.
     #[allow(unused_unsafe)]
     unsafe {

@@ -58,7 +58,9 @@ pub(super) struct Engine {
 
 impl Engine {
     pub(super) fn new(t: AesNiToken, key: &[u8]) -> Engine {
-        Engine { k: Keys::new(t, key) }
+        Engine {
+            k: Keys::new(t, key),
+        }
     }
 
     pub(super) fn ghash_padded(&self, acc: &mut u128, data: &[u8]) {
@@ -77,7 +79,15 @@ impl Engine {
     }
 
     pub(super) fn tag(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
-        tag(self.k.t, &self.k.rk, &self.k.hk, j0, aad, ct, |acc, blocks| clm::update(self.k.t, &self.k.hk, acc, blocks))
+        tag(
+            self.k.t,
+            &self.k.rk,
+            &self.k.hk,
+            j0,
+            aad,
+            ct,
+            |acc, blocks| clm::update(self.k.t, &self.k.hk, acc, blocks),
+        )
     }
 
     pub(super) fn ctr(&self, ctr: &mut [u8; 16], buf: &mut [u8]) {
@@ -91,7 +101,12 @@ impl Engine {
         }
     }
 
-    pub(super) fn tag_short(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> ([u8; 16], [[u8; 16]; 8]) {
+    pub(super) fn tag_short(
+        &self,
+        j0: &[u8; 16],
+        aad: &[u8],
+        ct: &[u8],
+    ) -> ([u8; 16], [[u8; 16]; 8]) {
         tag_short(self.k.t, &self.k.rk, &self.k.hk, j0, aad, ct)
     }
 }
@@ -240,7 +255,12 @@ pub(super) fn ctr_store(t: impl GcmToken, y: __m128i, ctr: &mut [u8; 16]) {
 /// Counter blocks y, y+1, .., y+N-1 (memory order), round key 0 already
 /// XORed in; advances `y` by `advance`.
 #[inline(always)]
-fn counters<const N: usize>(t: impl GcmToken, y: &mut __m128i, k0: __m128i, advance: i32) -> [__m128i; N] {
+fn counters<const N: usize>(
+    t: impl GcmToken,
+    y: &mut __m128i,
+    k0: __m128i,
+    advance: i32,
+) -> [__m128i; N] {
     // SAFETY: the token proves SSE2 and SSSE3.
     #[allow(unused_unsafe)]
     unsafe {
@@ -249,7 +269,10 @@ fn counters<const N: usize>(t: impl GcmToken, y: &mut __m128i, k0: __m128i, adva
         // caller's target features, so its intrinsics would become calls.
         let mut out = [_mm_setzero_si128(); N];
         for (i, o) in out.iter_mut().enumerate() {
-            *o = _mm_xor_si128(_mm_shuffle_epi8(_mm_add_epi32(*y, _mm_set_epi32(0, 0, 0, i as i32)), m), k0);
+            *o = _mm_xor_si128(
+                _mm_shuffle_epi8(_mm_add_epi32(*y, _mm_set_epi32(0, 0, 0, i as i32)), m),
+                k0,
+            );
         }
         *y = _mm_add_epi32(*y, _mm_set_epi32(0, 0, 0, advance));
         out
@@ -258,7 +281,12 @@ fn counters<const N: usize>(t: impl GcmToken, y: &mut __m128i, k0: __m128i, adva
 
 /// AES rounds 1..=nr on N blocks (round 0 was done by `counters`).
 #[inline(always)]
-fn rounds<const N: usize>(_t: impl GcmToken, keys: &[__m128i; 15], nr: usize, b: &mut [__m128i; N]) {
+fn rounds<const N: usize>(
+    _t: impl GcmToken,
+    keys: &[__m128i; 15],
+    nr: usize,
+    b: &mut [__m128i; N],
+) {
     // SAFETY: the token proves AES-NI.
     #[allow(unused_unsafe)]
     unsafe {
@@ -377,7 +405,13 @@ pub(super) fn seal_final<T: GcmToken>(
 
 /// CTR over the last < 128 bytes.
 #[inline(always)]
-pub(super) fn ctr_tail<T: GcmToken>(t: T, keys: &[__m128i; 15], nr: usize, y: &mut __m128i, rem: &mut [u8]) {
+pub(super) fn ctr_tail<T: GcmToken>(
+    t: T,
+    keys: &[__m128i; 15],
+    nr: usize,
+    y: &mut __m128i,
+    rem: &mut [u8],
+) {
     if rem.is_empty() {
         return;
     }
@@ -424,7 +458,13 @@ pub(super) fn seal_chunks8<'a, T: GcmToken>(
 
 /// CTR over whole 128-byte chunks; returns the remainder.
 #[inline(always)]
-pub(super) fn ctr_chunks8<'a, T: GcmToken>(t: T, keys: &[__m128i; 15], nr: usize, y: &mut __m128i, buf: &'a mut [u8]) -> &'a mut [u8] {
+pub(super) fn ctr_chunks8<'a, T: GcmToken>(
+    t: T,
+    keys: &[__m128i; 15],
+    nr: usize,
+    y: &mut __m128i,
+    buf: &'a mut [u8],
+) -> &'a mut [u8] {
     let mut chunks = buf.chunks_exact_mut(128);
     for chunk in &mut chunks {
         let mut b = counters::<8>(t, y, keys[0], 8);
@@ -437,7 +477,14 @@ pub(super) fn ctr_chunks8<'a, T: GcmToken>(t: T, keys: &[__m128i; 15], nr: usize
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
 /// `NR` (the number of rounds) is a constant so the round loops unroll
 /// fully and the AES and GHASH instructions can be scheduled together.
-unsafe fn seal_k<const NR: usize>(t: AesNiToken, rk: &RoundKeys, hk: &ClmulKey, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+unsafe fn seal_k<const NR: usize>(
+    t: AesNiToken,
+    rk: &RoundKeys,
+    hk: &ClmulKey,
+    j0: &[u8; 16],
+    aad: &[u8],
+    buf: &mut [u8],
+) -> [u8; 16] {
     debug_assert_eq!(rk.rounds, NR);
     let keys = ni::load_keys(t, rk);
     let mut acc = 0u128;
@@ -451,7 +498,12 @@ unsafe fn seal_k<const NR: usize>(t: AesNiToken, rk: &RoundKeys, hk: &ClmulKey, 
 }
 
 #[target_feature(enable = "aes,ssse3,sse4.1")]
-unsafe fn ctr_k<const NR: usize>(t: AesNiToken, rk: &RoundKeys, ctr: &mut [u8; 16], buf: &mut [u8]) {
+unsafe fn ctr_k<const NR: usize>(
+    t: AesNiToken,
+    rk: &RoundKeys,
+    ctr: &mut [u8; 16],
+    buf: &mut [u8],
+) {
     debug_assert_eq!(rk.rounds, NR);
     let keys = ni::load_keys(t, rk);
     let mut y = ctr_load(t, ctr);

@@ -24,7 +24,9 @@ pub(super) struct Engine {
 
 impl Engine {
     pub(super) fn new(t: VaesToken, key: &[u8]) -> Engine {
-        Engine { k: narrow::Keys::new(t, key) }
+        Engine {
+            k: narrow::Keys::new(t, key),
+        }
     }
 
     pub(super) fn ghash_padded(&self, acc: &mut u128, data: &[u8]) {
@@ -42,17 +44,30 @@ impl Engine {
     }
 
     pub(super) fn tag(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
-        narrow::tag(self.k.t, &self.k.rk, &self.k.hk, j0, aad, ct, |acc, blocks| {
-            // The 256-bit kernel's setup pays off from a few hundred bytes on.
-            if blocks.len() >= 512 {
-                vclm::update(self.k.t, &self.k.hk, acc, blocks)
-            } else {
-                clm::update(self.k.t, &self.k.hk, acc, blocks)
-            }
-        })
+        narrow::tag(
+            self.k.t,
+            &self.k.rk,
+            &self.k.hk,
+            j0,
+            aad,
+            ct,
+            |acc, blocks| {
+                // The 256-bit kernel's setup pays off from a few hundred bytes on.
+                if blocks.len() >= 512 {
+                    vclm::update(self.k.t, &self.k.hk, acc, blocks)
+                } else {
+                    clm::update(self.k.t, &self.k.hk, acc, blocks)
+                }
+            },
+        )
     }
 
-    pub(super) fn tag_short(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> ([u8; 16], [[u8; 16]; 8]) {
+    pub(super) fn tag_short(
+        &self,
+        j0: &[u8; 16],
+        aad: &[u8],
+        ct: &[u8],
+    ) -> ([u8; 16], [[u8; 16]; 8]) {
         narrow::tag_short(self.k.t, &self.k.rk, &self.k.hk, j0, aad, ct)
     }
 
@@ -160,7 +175,14 @@ fn xor_store16(_t: VaesToken, io: &mut [u8], ks: &[__m256i; 8]) -> [__m256i; 8] 
 /// seal). Pair i holds counters y+2i, y+2i+1; the last pair's high lane is
 /// J0 instead, so its encryption, the tag mask, lands in `out[2P - 1]`.
 #[inline(always)]
-fn tail_pairs<const P: usize>(_t: VaesToken, wk: &[__m256i; 15], nr: usize, y: __m128i, j0: __m128i, out: &mut [[u8; 16]; 10]) {
+fn tail_pairs<const P: usize>(
+    _t: VaesToken,
+    wk: &[__m256i; 15],
+    nr: usize,
+    y: __m128i,
+    j0: __m128i,
+    out: &mut [[u8; 16]; 10],
+) {
     assert!(2 * P <= out.len());
     let p = out.as_mut_ptr();
     // SAFETY: `out` holds 10 blocks, at least 2 * P (checked above), so each
@@ -244,7 +266,14 @@ fn seal_final_wide(
 /// (fully unrolled rounds) LLVM schedules all of GHASH before the AES and
 /// spills, and the loop ran at 0.6x of this form (measured on a Xeon with
 /// VAES, AES-128, 8-16 KiB).
-unsafe fn seal_k(t: VaesToken, rk: &RoundKeys, hk: &ClmulKey, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+unsafe fn seal_k(
+    t: VaesToken,
+    rk: &RoundKeys,
+    hk: &ClmulKey,
+    j0: &[u8; 16],
+    aad: &[u8],
+    buf: &mut [u8],
+) -> [u8; 16] {
     let keys = ni::load_keys(t, rk);
     let wk = wide_keys(t, &keys);
     let nr = rk.rounds;
