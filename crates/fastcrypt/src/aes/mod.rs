@@ -14,14 +14,15 @@ pub(crate) mod x86_aesni;
 
 /// An expanded AES key: `rounds + 1` round keys of 16 bytes, in FIPS 197
 /// byte order (the order AESENC's operand uses). Unused slots stay zero.
+#[cfg(fastcrypt_x86)]
 #[derive(Clone)]
-#[cfg_attr(not(fastcrypt_x86), allow(dead_code))]
 pub(crate) struct RoundKeys {
     pub(crate) rk: [[u8; 16]; 15],
     /// 10, 12 or 14.
     pub(crate) rounds: usize,
 }
 
+#[cfg(fastcrypt_x86)]
 impl Drop for RoundKeys {
     fn drop(&mut self) {
         zeroize::Zeroize::zeroize(&mut self.rk);

@@ -59,6 +59,8 @@ mod portable;
 #[cfg(fastcrypt_x86)]
 use crate::cpu;
 #[cfg(fastcrypt_x86)]
+mod x86;
+#[cfg(fastcrypt_x86)]
 mod x86_aesni_pclmul;
 #[cfg(fastcrypt_x86)]
 mod x86_vaes_vpclmul;
@@ -188,19 +190,59 @@ pub enum NonceLen {
     Any,
 }
 
-/// The engine: a key schedule and GHASH key in the form a backend wants.
-/// Every engine offers the same four operations (see `portable.rs` for the
-/// contract); the public types only orchestrate them.
+/// What every engine (a key schedule and GHASH key in the form a backend
+/// wants, and the code that uses them) does; the public types only
+/// orchestrate these operations: nonce and length checks, tag truncation
+/// and comparison, wiping on failure.
+trait GcmEngine {
+    /// Absorbs `data` into the POLYVAL-form accumulator `acc` (see
+    /// `crate::ghash`), zero-padding a final partial block: J0 from a
+    /// nonce that is not 96 bits.
+    fn ghash_padded(&self, acc: &mut u128, data: &[u8]);
+
+    /// CTR-encrypts `buf` from inc32(J0), hashes AAD, ciphertext and
+    /// lengths, and returns the full 16-byte tag.
+    fn seal(&self, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16];
+
+    /// The full tag of ciphertext `ct`, without decrypting (open's first
+    /// pass).
+    fn tag(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16];
+
+    /// CTR only from counter block `ctr`, which it advances (open's second
+    /// pass).
+    fn ctr(&self, ctr: &mut [u8; 16], buf: &mut [u8]);
+
+    /// For `ct` of at most [`SHORT_MAX`] bytes: the full tag and the
+    /// keystream for `ct` (from inc32(J0)) out of one AES batch. The caller
+    /// applies the keystream only if the tag matches, and wipes it.
+    fn tag_short(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> ([u8; 16], [[u8; 16]; 8]);
+}
+
+/// The engine a key was built with (see [`on_engine!`]).
 #[allow(clippy::large_enum_variant)]
 enum Engine {
     Portable(portable::Engine),
     #[cfg(fastcrypt_x86)]
-    AesniPclmul(x86_aesni_pclmul::Engine),
+    AesniPclmul(x86::Engine<cpu::AesNiToken>),
     #[cfg(fastcrypt_x86)]
-    VaesVpclmul(x86_vaes_vpclmul::Engine),
+    VaesVpclmul(x86::Engine<cpu::VaesToken>),
 }
 
-/// Dispatches one engine operation; each arm calls the same method.
+impl Engine {
+    fn new(kernel: Kernel, key: &[u8]) -> Engine {
+        match kernel {
+            Kernel::Portable => Engine::Portable(portable::Engine::new(key)),
+            #[cfg(fastcrypt_x86)]
+            Kernel::AesniPclmul(t) => Engine::AesniPclmul(x86::Engine::new(t, key)),
+            #[cfg(fastcrypt_x86)]
+            Kernel::VaesVpclmul(t) => Engine::VaesVpclmul(x86::Engine::new(t, key)),
+        }
+    }
+}
+
+/// Calls one [`GcmEngine`] operation on whichever engine `$e` holds,
+/// statically: each arm is a direct call that can inline (a `dyn` call
+/// would cost an indirect branch per message, which short messages feel).
 macro_rules! on_engine {
     ($e:expr, $x:ident => $call:expr) => {
         match $e {
@@ -211,38 +253,6 @@ macro_rules! on_engine {
             Engine::VaesVpclmul($x) => $call,
         }
     };
-}
-
-impl Engine {
-    fn new(kernel: Kernel, key: &[u8]) -> Engine {
-        match kernel {
-            Kernel::Portable => Engine::Portable(portable::Engine::new(key)),
-            #[cfg(fastcrypt_x86)]
-            Kernel::AesniPclmul(t) => Engine::AesniPclmul(x86_aesni_pclmul::Engine::new(t, key)),
-            #[cfg(fastcrypt_x86)]
-            Kernel::VaesVpclmul(t) => Engine::VaesVpclmul(x86_vaes_vpclmul::Engine::new(t, key)),
-        }
-    }
-
-    fn ghash_padded(&self, acc: &mut u128, data: &[u8]) {
-        on_engine!(self, e => e.ghash_padded(acc, data))
-    }
-
-    fn seal(&self, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
-        on_engine!(self, e => e.seal(j0, aad, buf))
-    }
-
-    fn tag(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
-        on_engine!(self, e => e.tag(j0, aad, ct))
-    }
-
-    fn ctr(&self, ctr: &mut [u8; 16], buf: &mut [u8]) {
-        on_engine!(self, e => e.ctr(ctr, buf))
-    }
-
-    fn tag_short(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> ([u8; 16], [[u8; 16]; 8]) {
-        on_engine!(self, e => e.tag_short(j0, aad, ct))
-    }
 }
 
 /// Messages up to this length are opened with one AES batch that yields
@@ -304,10 +314,10 @@ impl Gcm {
             return Err(Error::NonceLength { got: nonce.len() });
         }
         let mut acc = 0u128;
-        self.engine.ghash_padded(&mut acc, nonce);
+        on_engine!(&self.engine, e => e.ghash_padded(&mut acc, nonce));
         let mut len_block = [0u8; 16];
         len_block[8..].copy_from_slice(&(nonce.len() as u64 * 8).to_be_bytes());
-        self.engine.ghash_padded(&mut acc, &len_block);
+        on_engine!(&self.engine, e => e.ghash_padded(&mut acc, &len_block));
         Ok(acc.to_be_bytes())
     }
 
@@ -324,7 +334,7 @@ impl Gcm {
     fn seal(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<Tag, Error> {
         Self::check_lengths(aad, buf)?;
         let j0 = self.j0(nonce)?;
-        let full = self.engine.seal(&j0, aad, buf);
+        let full = on_engine!(&self.engine, e => e.seal(&j0, aad, buf));
         // Fixed-length masking rather than a variable-length copy.
         let n = self.tag_len;
         let bytes = core::array::from_fn(|i| if i < n { full[i] } else { 0 });
@@ -352,7 +362,7 @@ impl Gcm {
         };
         // Authenticate first: nothing is decrypted unless the tag matches.
         if buf.len() <= SHORT_MAX {
-            let (want, mut ks) = self.engine.tag_short(&j0, aad, buf);
+            let (want, mut ks) = on_engine!(&self.engine, e => e.tag_short(&j0, aad, buf));
             let ok = ct_eq(&want[..self.tag_len], tag);
             if ok {
                 buf.iter_mut()
@@ -368,14 +378,14 @@ impl Gcm {
                 Err(Error::Authentication)
             };
         }
-        let want = self.engine.tag(&j0, aad, buf);
+        let want = on_engine!(&self.engine, e => e.tag(&j0, aad, buf));
         if !ct_eq(&want[..self.tag_len], tag) {
             buf.fill(0);
             return Err(Error::Authentication);
         }
         let mut ctr = j0;
         inc32(&mut ctr, 1);
-        self.engine.ctr(&mut ctr, buf);
+        on_engine!(&self.engine, e => e.ctr(&mut ctr, buf));
         Ok(())
     }
 }

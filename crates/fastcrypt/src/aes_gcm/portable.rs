@@ -1,18 +1,8 @@
 //! The portable AES-GCM engine: the RustCrypto `aes` crate for the block
 //! cipher and fastcrypt's constant-time portable GHASH, interleaved over
 //! 4 KiB chunks so the ciphertext is hashed while it is still in L1.
-//!
-//! Every engine offers the same operations:
-//! - `encrypt_block`: one AES block;
-//! - `ghash_padded(acc, data)`: absorbs `data`, zero-padding a final
-//!   partial block, into the POLYVAL-form accumulator (see `crate::ghash`);
-//!   used to derive J0 from a nonce that is not 96 bits;
-//! - `seal(j0, aad, buf) -> tag`: CTR-encrypts `buf` from inc32(J0),
-//!   hashes AAD, ciphertext and lengths, returns the full 16-byte tag;
-//! - `tag(j0, aad, ct) -> tag`: the same tag without encrypting (open's
-//!   first pass);
-//! - `ctr(ctr, buf)`: CTR only (open's second pass), advancing `ctr`.
 
+use super::GcmEngine;
 use crate::ghash::portable as gh;
 use aes::cipher::{array::Array, BlockCipherEncrypt, KeyInit};
 
@@ -64,20 +54,8 @@ impl Engine {
         }
     }
 
-    pub(super) fn encrypt_block(&self, block: &mut [u8; 16]) {
+    fn encrypt_block(&self, block: &mut [u8; 16]) {
         self.encrypt_blocks(core::slice::from_mut(block));
-    }
-
-    pub(super) fn ghash_padded(&self, acc: &mut u128, data: &[u8]) {
-        let whole = data.len() / 16 * 16;
-        if whole > 0 {
-            gh::update(&self.hkey, acc, &data[..whole]);
-        }
-        if whole < data.len() {
-            let mut last = [0u8; 16];
-            last[..data.len() - whole].copy_from_slice(&data[whole..]);
-            gh::update(&self.hkey, acc, &last);
-        }
     }
 
     /// XORs the keystream into one chunk of at most `CHUNK_BLOCKS` blocks.
@@ -113,8 +91,22 @@ impl Engine {
         let s = acc.to_be_bytes();
         core::array::from_fn(|i| s[i] ^ ek_j0[i])
     }
+}
 
-    pub(super) fn seal(&self, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+impl GcmEngine for Engine {
+    fn ghash_padded(&self, acc: &mut u128, data: &[u8]) {
+        let whole = data.len() / 16 * 16;
+        if whole > 0 {
+            gh::update(&self.hkey, acc, &data[..whole]);
+        }
+        if whole < data.len() {
+            let mut last = [0u8; 16];
+            last[..data.len() - whole].copy_from_slice(&data[whole..]);
+            gh::update(&self.hkey, acc, &last);
+        }
+    }
+
+    fn seal(&self, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
         let mut acc = 0u128;
         self.ghash_padded(&mut acc, aad);
         let mut ctr = *j0;
@@ -144,7 +136,7 @@ impl Engine {
         tag
     }
 
-    pub(super) fn tag(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
+    fn tag(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
         let mut acc = 0u128;
         self.ghash_padded(&mut acc, aad);
         self.ghash_padded(&mut acc, ct);
@@ -155,12 +147,7 @@ impl Engine {
         tag
     }
 
-    pub(super) fn tag_short(
-        &self,
-        j0: &[u8; 16],
-        aad: &[u8],
-        ct: &[u8],
-    ) -> ([u8; 16], [[u8; 16]; 8]) {
+    fn tag_short(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> ([u8; 16], [[u8; 16]; 8]) {
         // J0 and the message's counter blocks in one batch.
         let nb = ct.len().div_ceil(16);
         let mut blocks = [[0u8; 16]; 9];
@@ -181,7 +168,7 @@ impl Engine {
         (tag, ks)
     }
 
-    pub(super) fn ctr(&self, ctr: &mut [u8; 16], buf: &mut [u8]) {
+    fn ctr(&self, ctr: &mut [u8; 16], buf: &mut [u8]) {
         let mut ks = [[0u8; 16]; CHUNK_BLOCKS + 1];
         for chunk in buf.chunks_mut(CHUNK_BLOCKS * 16) {
             self.ctr_chunk(ctr, &mut ks, chunk, None);

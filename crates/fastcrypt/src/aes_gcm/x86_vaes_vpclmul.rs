@@ -4,82 +4,39 @@
 //! Same structure as the 128-bit kernel: AES of counter blocks n..n+15
 //! overlapped with GHASH of ciphertext blocks n-16..n-1 (one reduction per
 //! 16 blocks, H^16..H^1 precomputed). The last < 16 blocks go through the
-//! 128-bit bodies of `x86_aesni_pclmul`, which this token also proves.
+//! 128-bit bodies of [`super::x86`], which this token also proves.
 
 #[cfg(target_arch = "x86")]
 use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use super::x86_aesni_pclmul as narrow;
+use super::x86::{self, by_rounds, Keys};
 use crate::aes::x86_aesni as ni;
 use crate::aes::RoundKeys;
 use crate::cpu::VaesToken;
 use crate::ghash::x86_pclmul::{self as clm, ClmulKey};
 use crate::ghash::x86_vpclmul as vclm;
 
-pub(super) struct Engine {
-    k: narrow::Keys<VaesToken>,
-}
-
-impl Engine {
-    pub(super) fn new(t: VaesToken, key: &[u8]) -> Engine {
-        Engine {
-            k: narrow::Keys::new(t, key),
+impl x86::Kernel for VaesToken {
+    fn ghash_blocks(self, hk: &ClmulKey, acc: &mut u128, blocks: &[u8]) {
+        // The 256-bit kernel's setup pays off from a few hundred bytes on.
+        if blocks.len() >= 512 {
+            vclm::update(self, hk, acc, blocks)
+        } else {
+            clm::update(self, hk, acc, blocks)
         }
     }
 
-    pub(super) fn ghash_padded(&self, acc: &mut u128, data: &[u8]) {
-        let whole = data.len() / 16 * 16;
-        if whole > 0 {
-            vclm::update(self.k.t, &self.k.hk, acc, &data[..whole]);
-        }
-        narrow::ghash_padded(self.k.t, &self.k.hk, acc, &data[whole..]);
-    }
-
-    pub(super) fn seal(&self, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+    fn seal(self, k: &Keys<Self>, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
         // SAFETY: the token proves VAES, VPCLMULQDQ, AVX2 with OS-saved YMM
         // state, AES-NI, PCLMULQDQ, SSSE3 and SSE4.1.
-        unsafe { seal_k(self.k.t, &self.k.rk, &self.k.hk, j0, aad, buf) }
+        unsafe { seal_k(self, &k.rk, &k.hk, j0, aad, buf) }
     }
 
-    pub(super) fn tag(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
-        narrow::tag(
-            self.k.t,
-            &self.k.rk,
-            &self.k.hk,
-            j0,
-            aad,
-            ct,
-            |acc, blocks| {
-                // The 256-bit kernel's setup pays off from a few hundred bytes on.
-                if blocks.len() >= 512 {
-                    vclm::update(self.k.t, &self.k.hk, acc, blocks)
-                } else {
-                    clm::update(self.k.t, &self.k.hk, acc, blocks)
-                }
-            },
-        )
-    }
-
-    pub(super) fn tag_short(
-        &self,
-        j0: &[u8; 16],
-        aad: &[u8],
-        ct: &[u8],
-    ) -> ([u8; 16], [[u8; 16]; 8]) {
-        narrow::tag_short(self.k.t, &self.k.rk, &self.k.hk, j0, aad, ct)
-    }
-
-    pub(super) fn ctr(&self, ctr: &mut [u8; 16], buf: &mut [u8]) {
+    fn ctr(self, rk: &RoundKeys, ctr: &mut [u8; 16], buf: &mut [u8]) {
         // SAFETY: as in `seal`.
-        unsafe {
-            match self.k.rk.rounds {
-                10 => ctr_k::<10>(self.k.t, &self.k.rk, ctr, buf),
-                12 => ctr_k::<12>(self.k.t, &self.k.rk, ctr, buf),
-                _ => ctr_k::<14>(self.k.t, &self.k.rk, ctr, buf),
-            }
-        }
+        unsafe { by_rounds!(rk.rounds, ctr_k(self, rk, ctr, buf)) }
     }
 }
 
@@ -227,7 +184,7 @@ fn seal_final_wide(
     y: __m128i,
     a: __m128i,
     j0: &[u8; 16],
-    lengths: [u8; 16],
+    lengths: &[u8; 16],
     rem: &mut [u8],
 ) -> [u8; 16] {
     debug_assert!(rem.len() < 128);
@@ -242,23 +199,8 @@ fn seal_final_wide(
         3 => tail_pairs::<4>(t, wk, nr, y, j0v, &mut ks),
         _ => tail_pairs::<5>(t, wk, nr, y, j0v, &mut ks),
     }
-    let mask = 2 * (nb / 2) + 1;
-    let mut tmp_blocks = [[0u8; 16]; 9];
-    let tmp = tmp_blocks.as_flattened_mut();
-    tmp[..rem.len()].copy_from_slice(rem);
-    for (x, k) in tmp[..rem.len()].iter_mut().zip(ks.as_flattened()) {
-        *x ^= k;
-    }
-    rem.copy_from_slice(&tmp[..rem.len()]);
-    tmp[nb * 16..nb * 16 + 16].copy_from_slice(&lengths);
-    let mut acc = 0u128;
-    clm::store_acc(t, a, &mut acc);
-    clm::update(t, hk, &mut acc, &tmp[..nb * 16 + 16]);
-    let s = acc.to_be_bytes();
-    let tag = core::array::from_fn(|i| s[i] ^ ks[mask][i]);
-    narrow::wipe(t, &mut tmp_blocks);
-    narrow::wipe(t, &mut ks);
-    tag
+    // The last pair's high lane holds E(K, J0).
+    x86::seal_tail(t, hk, a, rem, &mut ks, 2 * (nb / 2) + 1, lengths)
 }
 
 #[target_feature(enable = "vaes,vpclmulqdq,avx2,aes,pclmulqdq,ssse3,sse4.1")]
@@ -278,13 +220,9 @@ unsafe fn seal_k(
     let wk = wide_keys(t, &keys);
     let nr = rk.rounds;
     let mut acc = 0u128;
-    let whole = aad.len() / 16 * 16;
-    if whole > 0 {
-        vclm::update(t, hk, &mut acc, &aad[..whole]);
-    }
-    narrow::ghash_padded(t, hk, &mut acc, &aad[whole..]);
+    x86::ghash_padded(t, hk, &mut acc, aad);
     let mut a = clm::load_acc(t, &acc);
-    let mut y = narrow::ctr_load(t, j0);
+    let mut y = x86::ctr_load(t, j0);
     y = _mm_add_epi32(y, _mm_set_epi32(0, 0, 0, 1));
     let lengths = super::lengths_block(aad.len(), buf.len());
     let mut chunks = buf.chunks_exact_mut(256);
@@ -301,8 +239,8 @@ unsafe fn seal_k(
         }
         a = vclm::fold16(t, hk, a, &pending);
     }
-    let rem = narrow::seal_chunks8(t, &keys, nr, hk, &mut y, &mut a, chunks.into_remainder());
-    seal_final_wide(t, &wk, nr, hk, y, a, j0, lengths, rem)
+    let rem = x86::seal_chunks8(t, &keys, nr, hk, &mut y, &mut a, chunks.into_remainder());
+    seal_final_wide(t, &wk, nr, hk, y, a, j0, &lengths, rem)
 }
 
 #[target_feature(enable = "vaes,avx2,aes,ssse3,sse4.1")]
@@ -311,14 +249,14 @@ unsafe fn ctr_k<const NR: usize>(t: VaesToken, rk: &RoundKeys, ctr: &mut [u8; 16
     let keys = ni::load_keys(t, rk);
     let wk = wide_keys(t, &keys);
     let nr = NR;
-    let mut y = narrow::ctr_load(t, ctr);
+    let mut y = x86::ctr_load(t, ctr);
     let mut chunks = buf.chunks_exact_mut(256);
     for chunk in &mut chunks {
         let mut b = counters16(t, &mut y, wk[0]);
         rounds16(t, &wk, nr, &mut b);
         xor_store16(t, chunk, &b);
     }
-    let rem = narrow::ctr_chunks8(t, &keys, nr, &mut y, chunks.into_remainder());
-    narrow::ctr_tail(t, &keys, nr, &mut y, rem);
-    narrow::ctr_store(t, y, ctr);
+    let rem = x86::ctr_chunks8(t, &keys, nr, &mut y, chunks.into_remainder());
+    x86::ctr_tail(t, &keys, nr, &mut y, rem);
+    x86::ctr_store(t, y, ctr);
 }
