@@ -31,8 +31,10 @@
 use core::sync::atomic::{AtomicU32, Ordering};
 
 /// XCR0 bits 1 and 2: the OS saves XMM and YMM state.
+#[cfg(fastcrypt_x86)]
 const XCR0_YMM: u64 = 0b110;
 /// XCR0 bits 1, 2 and 5-7: XMM, YMM, opmask, and both halves of ZMM state.
+#[cfg(fastcrypt_x86)]
 const XCR0_ZMM: u64 = 0b1110_0110;
 
 /// Declares every feature from one table. A row is
@@ -84,7 +86,8 @@ macro_rules! features {
         )+];
 
         /// Bit positions in the cached word: the table's order.
-        #[allow(non_camel_case_types, dead_code, clippy::upper_case_acronyms)]
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        #[allow(non_camel_case_types)]
         #[derive(Clone, Copy)]
         enum Bit { $($field,)+ }
 
@@ -103,16 +106,13 @@ macro_rules! features {
                 Features { $($field: b & (1 << Bit::$field as u32) != 0,)+ }
             }
 
-            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            #[cfg(fastcrypt_x86)]
             fn to_bits(self) -> u32 {
                 0 $(| (u32::from(self.$field) << Bit::$field as u32))+
             }
 
             /// Reads every row from CPUID and XCR0.
-            #[cfg(all(
-                any(target_arch = "x86", target_arch = "x86_64"),
-                not(fastcrypt_backend = "portable")
-            ))]
+            #[cfg(fastcrypt_x86)]
             fn detect() -> Features {
                 let id = raw::Ids::read();
                 Features {$(
@@ -214,9 +214,9 @@ fn cached_bits() -> u32 {
         return v & !FILLED;
     }
     // Racing threads compute the same value; whichever store wins is right.
-    #[cfg(fastcrypt_backend = "portable")]
+    #[cfg(not(fastcrypt_x86))]
     let bits = 0;
-    #[cfg(not(fastcrypt_backend = "portable"))]
+    #[cfg(fastcrypt_x86)]
     let bits = Features::detect().to_bits();
     CACHE.store(bits | FILLED, Ordering::Relaxed);
     bits
@@ -243,21 +243,22 @@ mod raw {
     }
 
     /// The CPUID leaves the feature table reads, and XCR0.
-    #[allow(non_snake_case, dead_code)]
+    #[cfg(fastcrypt_x86)]
+    #[allow(non_snake_case)]
     pub struct Regs {
         pub EBX: u32,
         pub ECX: u32,
         pub EDX: u32,
     }
 
-    #[allow(dead_code)]
+    #[cfg(fastcrypt_x86)]
     pub struct Ids {
         pub leaf1: Regs,
         pub leaf7: Regs,
         pub xcr0: u64,
     }
 
-    #[allow(dead_code)]
+    #[cfg(fastcrypt_x86)]
     impl Ids {
         pub fn read() -> Ids {
             let regs = |r: CpuidResult| Regs {

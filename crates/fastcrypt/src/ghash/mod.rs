@@ -62,19 +62,19 @@
 //!   absorbs 8 blocks, *in GCM byte order as they sit in memory* (the
 //!   function byte-reverses them), one reduction. `#[inline(always)]`, so
 //!   it compiles into the caller's `#[target_feature]` function. Takes any
-//!   token implementing `x86_pclmul::Clmul` (`PclmulToken`,
-//!   `VpclmulToken`, `AesNiToken`, `VaesToken`).
-//! - `x86_vpclmul::fold16(token, &key, acc, &[__m256i; 8])` and
-//!   `fold8(token, &key, acc, &[__m256i; 4])`: the same with two blocks per
-//!   256-bit register (block `2i` in the low lane), for `VpclmulToken` or
-//!   `VaesToken`.
+//!   token implementing `cpu::Clmul` (`PclmulToken`, `VpclmulToken`,
+//!   `AesNiToken`, `VaesToken`; `cpu.rs` says which tokens grant it).
+//! - `x86_vpclmul::fold16(token, &key, acc, &[__m256i; 8])`: the same
+//!   for 16 blocks, two per 256-bit register (block `2i` in the low lane),
+//!   for any token implementing `cpu::Vclmul` (`VpclmulToken`,
+//!   `VaesToken`).
 //! - `x86_pclmul::update(token, &key, &mut acc_u128, bytes)` and
 //!   `x86_vpclmul::update(...)`: whole-slice kernels (AAD, tails, the
 //!   length block); `bytes` is a multiple of 16 long. Safe to call with
 //!   any token of the right trait: they enter their own
 //!   `#[target_feature]` function.
-//! - `x86_pclmul::finish(acc) -> [u8; 16]` turns the accumulator into the
-//!   GHASH output (GCM byte order), ready to be XORed with E(K, J0).
+//! - The accumulator's GHASH output (GCM byte order) is
+//!   `acc.to_be_bytes()`, ready to be XORed with E(K, J0).
 //!
 //! The portable AES-GCM pair just drives a [`GHash`] built with
 //! [`Backend::Portable`] over each L1-sized chunk.

@@ -88,13 +88,6 @@ pub(crate) fn store_acc(_t: impl Clmul, x: __m128i, acc: &mut u128) {
     unsafe { _mm_storeu_si128((acc as *mut u128).cast(), x) }
 }
 
-/// The GHASH output (GCM byte order) of a `u128` accumulator.
-#[inline(always)]
-#[allow(dead_code)]
-pub(crate) fn finish(acc: u128) -> [u8; BLOCK_LEN] {
-    acc.to_be_bytes()
-}
-
 /// Loads one block as it sits in memory (GCM byte order).
 #[inline(always)]
 pub(crate) fn load_block(_t: impl Clmul, b: &[u8; BLOCK_LEN]) -> __m128i {

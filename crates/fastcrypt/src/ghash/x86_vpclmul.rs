@@ -147,21 +147,12 @@ fn fold_pairs<const N: usize>(
 /// Absorbs 16 blocks (GCM byte order, two per register, block 2i in the
 /// low lane of register i) into the accumulator: one reduction.
 #[inline(always)]
-#[allow(dead_code)]
 pub(crate) fn fold16(
     t: impl Vclmul,
     key: &ClmulKey,
     acc: __m128i,
     pairs: &[__m256i; 8],
 ) -> __m128i {
-    fold_pairs(t, key, acc, pairs)
-}
-
-/// Absorbs 8 blocks (GCM byte order, two per register) into the
-/// accumulator: one reduction.
-#[inline(always)]
-#[allow(dead_code)]
-pub(crate) fn fold8(t: impl Vclmul, key: &ClmulKey, acc: __m128i, pairs: &[__m256i; 4]) -> __m128i {
     fold_pairs(t, key, acc, pairs)
 }
 
