@@ -385,11 +385,9 @@ impl Rc4 {
 /// Each stream runs on its own kernel, one after another. Interleaving
 /// streams in one loop was how RC4 used to hide the latency of its loads;
 /// the kernels here hide it within one stream, by issuing each load three
-/// or four rounds early, and measured on this crate's reference machine
-/// (Sapphire Rapids) an interleaved loop over 2, 4 or 8 streams was slower
-/// than them at every buffer size from 8 bytes per stream up: once loads
-/// are off the critical path, both are bound by the two table stores per
-/// byte, and interleaving only adds register pressure.
+/// or four rounds early, so both are bound by the two table stores per
+/// byte and interleaving only adds register pressure (the variants tried
+/// and their figures are in the repository's `docs/rc4-variants.md`).
 ///
 /// Fails, changing nothing, if `streams` and `bufs` differ in length.
 ///

@@ -11,9 +11,8 @@
 //! `S[j]` of round n, whose address is known only once `x` of round n has
 //! arrived. Out-of-order cores that cannot prove the two differ either wait
 //! for the store address or speculate and flush on the one-in-256 clash;
-//! on the Sapphire Rapids this was tuned on, the textbook loop runs at one
-//! round per load-to-use latency plus the add (about 7 cycles per byte),
-//! and so does OpenSSL's assembly.
+//! either way the textbook loop runs at one round per load-to-use latency
+//! plus the add, and so does OpenSSL's assembly.
 //!
 //! The schedule here removes the load from that chain. Rounds run in
 //! blocks of 16 whose first `i` is a multiple of 16, so every `S[i]`
@@ -29,12 +28,9 @@
 //!
 //! With the load off the chain, `j += x` costs one cycle per byte and the
 //! loop is bound by throughput instead: about eleven instructions and two
-//! stores per byte. Measured on the reference machine (~2.9 GHz): about
-//! 2.9 cycles per byte for this code and 2.4 for the `x86_64` kernel,
-//! against about 7.5 for the textbook loop and OpenSSL. (Experiments with
-//! wrong output: dropping the `S[j]` store runs 1.4x faster, dropping the
-//! `S[i]` store no faster. The random-address store, more than the number
-//! of stores, is what stays expensive.)
+//! stores per byte, the random-address `S[j]` store being the expensive
+//! one. The measured figures, and the variants tried, are in
+//! `docs/rc4-variants.md`.
 //!
 //! The sixteen keystream bytes of a block are gathered into two `u64`s and
 //! XORed into the data eight bytes at a time. Indices are `u8` or masked

@@ -16,11 +16,11 @@
 //! (as the SSSE3 kernel does for one block); while the second block's
 //! rounds run, it loads the next pair's first sixteen words into a second
 //! buffer, and the buffers swap roles. So a call needs nothing but four
-//! loads before its first round, which keeps short messages cheap: a
+//! loads before its first round, which keeps short messages cheap. (A
 //! variant that computed the whole schedule of the next pair during the
-//! current one (spread evenly over both blocks) was 0.5% faster at 8 KiB
-//! but 20% slower for 64-byte messages, whose one block paid for a full
-//! schedule up front.
+//! current one, spread evenly over both blocks, made 64-byte messages pay
+//! for a full schedule up front; its figures are in
+//! `docs/sha1-variants.md`.)
 //!
 //! An odd block count reuses the last block for the missing high lane,
 //! and the pair after the last loads the last pair again: every load stays
