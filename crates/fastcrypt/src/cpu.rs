@@ -229,17 +229,14 @@ mod raw {
     #[cfg(target_arch = "x86_64")]
     pub use core::arch::x86_64::{__cpuid, __cpuid_count, _xgetbv, CpuidResult};
 
-    #[allow(unused_unsafe)]
+    // CPUID exists on every CPU Rust's x86 targets support (i586 and
+    // later), which is why core::arch makes these safe functions.
     pub fn cpuid(leaf: u32, sub: u32) -> CpuidResult {
-        // SAFETY: CPUID exists on every x86-64 CPU and on every 32-bit x86
-        // CPU Rust's x86 targets support (i586 and later).
-        unsafe { __cpuid_count(leaf, sub) }
+        __cpuid_count(leaf, sub)
     }
 
-    #[allow(unused_unsafe)]
     pub fn max_leaf(base: u32) -> u32 {
-        // SAFETY: as in `cpuid`.
-        unsafe { __cpuid(base) }.eax
+        __cpuid(base).eax
     }
 
     /// The CPUID leaves the feature table reads, and XCR0.

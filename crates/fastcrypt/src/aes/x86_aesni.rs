@@ -44,13 +44,11 @@ unsafe fn expand_words(key: &[u8], out: &mut RoundKeys) {
     for (wi, c) in w.iter_mut().zip(key.chunks_exact(4)) {
         *wi = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
     }
+    // The closure inherits this function's `aes` and `sse2`, which makes
+    // the intrinsics safe to call.
     let sub_word = |x: u32| -> u32 {
-        // SAFETY: this function is compiled with `aes` and `sse2` enabled.
-        #[allow(unused_unsafe)]
-        unsafe {
-            let v = _mm_aeskeygenassist_si128(_mm_set_epi32(0, 0, x as i32, 0), 0);
-            _mm_cvtsi128_si32(v) as u32
-        }
+        let v = _mm_aeskeygenassist_si128(_mm_set_epi32(0, 0, x as i32, 0), 0);
+        _mm_cvtsi128_si32(v) as u32
     };
     for i in nk..total {
         let mut t = w[i - 1];
@@ -95,7 +93,6 @@ pub(crate) fn encrypt1(
     block: __m128i,
 ) -> __m128i {
     // SAFETY: the token proves AES-NI and SSE2.
-    #[allow(unused_unsafe)]
     unsafe {
         let mut b = _mm_xor_si128(block, rk[0]);
         for k in &rk[1..rounds] {

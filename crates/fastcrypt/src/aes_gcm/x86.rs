@@ -240,10 +240,7 @@ pub(super) fn ghash_padded<T: Kernel>(t: T, hk: &ClmulKey, acc: &mut u128, data:
 #[inline(always)]
 fn rev_mask(_t: impl GcmToken) -> __m128i {
     // SAFETY: the token proves SSE2.
-    #[allow(unused_unsafe)]
-    unsafe {
-        _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
-    }
+    unsafe { _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) }
 }
 
 /// The counter block in byte-reversed form (inc32 = add to dword 0).
@@ -269,7 +266,6 @@ pub(super) fn counters<const N: usize>(
     advance: i32,
 ) -> [__m128i; N] {
     // SAFETY: the token proves SSE2 and SSSE3.
-    #[allow(unused_unsafe)]
     unsafe {
         let m = rev_mask(t);
         // No closures in these helpers: a closure does not inherit the
@@ -295,7 +291,6 @@ pub(super) fn rounds<const N: usize>(
     b: &mut [__m128i; N],
 ) {
     // SAFETY: the token proves AES-NI.
-    #[allow(unused_unsafe)]
     unsafe {
         for k in &keys[1..nr] {
             for x in b.iter_mut() {

@@ -44,7 +44,6 @@ impl x86::Kernel for VaesToken {
 #[inline(always)]
 fn wide_keys(_t: VaesToken, keys: &[__m128i; 15]) -> [__m256i; 15] {
     // SAFETY: the token proves AVX2.
-    #[allow(unused_unsafe)]
     unsafe {
         // No closures in these helpers: a closure does not inherit the
         // caller's target features, so its intrinsics would become calls.
@@ -67,7 +66,6 @@ fn wide_keys(_t: VaesToken, keys: &[__m128i; 15]) -> [__m256i; 15] {
 #[inline(always)]
 fn counters16(_t: VaesToken, y: &mut __m128i, k0: __m256i) -> [__m256i; 8] {
     // SAFETY: the token proves AVX2 and SSE2.
-    #[allow(unused_unsafe)]
     unsafe {
         let m = _mm256_set_epi8(
             0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, //
@@ -97,7 +95,6 @@ fn counters16(_t: VaesToken, y: &mut __m128i, k0: __m256i) -> [__m256i; 8] {
 #[inline(always)]
 fn rounds16(_t: VaesToken, keys: &[__m256i; 15], nr: usize, b: &mut [__m256i; 8]) {
     // SAFETY: the token proves VAES and AVX2.
-    #[allow(unused_unsafe)]
     unsafe {
         for k in &keys[1..nr] {
             for x in b.iter_mut() {

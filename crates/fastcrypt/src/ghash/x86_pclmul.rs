@@ -142,7 +142,6 @@ impl Wide {
     #[inline(always)]
     pub(crate) fn add(&mut self, _t: impl Clmul, w: Wide) {
         // SAFETY: `Clmul` tokens prove SSE2.
-        #[allow(unused_unsafe)]
         unsafe {
             self.lo = _mm_xor_si128(self.lo, w.lo);
             self.mid = _mm_xor_si128(self.mid, w.mid);
@@ -154,7 +153,6 @@ impl Wide {
     #[inline(always)]
     pub(crate) fn reduce(self, t: impl Clmul) -> __m128i {
         // SAFETY: `Clmul` tokens prove SSE2.
-        #[allow(unused_unsafe)]
         let mid = unsafe { _mm_xor_si128(self.mid, _mm_xor_si128(self.lo, self.hi)) };
         reduce(t, self.lo, mid, self.hi)
     }
@@ -182,7 +180,6 @@ pub(crate) fn reduce(_t: impl Clmul, lo: __m128i, mid: __m128i, hi: __m128i) -> 
 #[inline(always)]
 fn mul(t: impl Clmul, a: __m128i, b: __m128i) -> __m128i {
     // SAFETY: `Clmul` tokens prove SSE2.
-    #[allow(unused_unsafe)]
     let bm = unsafe { _mm_xor_si128(b, _mm_shuffle_epi32::<0x4e>(b)) };
     Wide::mul(t, a, b, bm).reduce(t)
 }
@@ -198,7 +195,6 @@ pub(crate) fn power(t: impl Clmul, key: &ClmulKey, i: usize) -> (__m128i, __m128
 #[inline(always)]
 pub(crate) fn fold8(t: impl Clmul, key: &ClmulKey, acc: __m128i, blocks: &[__m128i; 8]) -> __m128i {
     // SAFETY: `Clmul` tokens prove SSE2.
-    #[allow(unused_unsafe)]
     let x0 = unsafe { _mm_xor_si128(bswap(t, blocks[0]), acc) };
     let (p, pm) = power(t, key, POWERS - 8);
     let mut w = Wide::mul(t, x0, p, pm);
@@ -222,7 +218,6 @@ fn fold_short(t: impl Clmul, key: &ClmulKey, acc: __m128i, rest: &[u8]) -> __m12
         let mut x = bswap(t, load_block(t, b.try_into().unwrap()));
         if i == 0 {
             // SAFETY: `Clmul` tokens prove SSE2.
-            #[allow(unused_unsafe)]
             let y = unsafe { _mm_xor_si128(x, acc) };
             x = y;
         }

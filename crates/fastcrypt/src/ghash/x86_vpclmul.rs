@@ -187,7 +187,6 @@ fn fold_short(t: impl Vclmul, key: &ClmulKey, acc: __m128i, rest: &[u8]) -> __m1
         let mut x = x128::bswap(t, x128::load_block(t, last.try_into().unwrap()));
         if let Some(a) = acc.take() {
             // SAFETY: the token proves SSE2.
-            #[allow(unused_unsafe)]
             let y = unsafe { _mm_xor_si128(x, a) };
             x = y;
         }
