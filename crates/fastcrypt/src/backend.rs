@@ -165,20 +165,41 @@ pub(crate) fn unsupported<B: PrimitiveBackend>(b: B) -> Unsupported {
     }
 }
 
-/// Declares a primitive's `Backend` enum and its [`PrimitiveBackend`]
-/// implementation. Variants are listed from slowest to fastest on typical
-/// hardware (`fastest()` is the last available one) and the first must be
-/// the portable backend. The calling module must define
-/// `fn probe(Backend) -> Option<Kernel>`, the one place that turns a
-/// backend into a kernel handle, and only when detection allows it.
+/// Declares a primitive's backends from one table: the public `Backend`
+/// enum and its [`PrimitiveBackend`] implementation, and the crate's
+/// `Kernel` handle with `probe`, the one place that turns a backend into a
+/// kernel handle, and only when detection hands out its proof token.
+///
+/// A row is `Variant => "name";` for the portable backend (the first row,
+/// which always runs) or `Variant => "name", #[cfg(CFG)] Token;` for a
+/// kernel compiled where `CFG` holds and usable with `cpu::Token`; the
+/// backend's `needs` is that token's feature list. Rows go from slowest to
+/// fastest on typical hardware: `fastest()` is the last available one.
 macro_rules! define_backends {
     (
         primitive: $prim:literal;
         $(
             $(#[$m:meta])*
-            $var:ident => $name:literal, needs $needs:literal;
+            $var:ident => $name:literal $(, #[cfg($kcfg:meta)] $tok:ident)?;
         )+
     ) => {
+        /// A kernel handle: which code to run, with the proof token that
+        /// makes calling it sound.
+        #[derive(Clone, Copy, Debug)]
+        pub(crate) enum Kernel {
+            $( $(#[cfg($kcfg)])? $var $((crate::cpu::$tok))?, )+
+        }
+
+        /// The kernel handle for `backend`, if this CPU (and build) can
+        /// run it.
+        fn probe(backend: Backend) -> Option<Kernel> {
+            match backend {
+                $( $(#[cfg($kcfg)])? Backend::$var => define_backends!(@get $var $(, $tok)?), )+
+                #[allow(unreachable_patterns)]
+                _ => None,
+            }
+        }
+
         #[doc = concat!("The ", $prim, " implementations fastcrypt has. Whether one can run is known only at run time: see [`Backend::available`]. The same API, as a trait for generic code: [`PrimitiveBackend`](crate::PrimitiveBackend).")]
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[non_exhaustive]
@@ -197,7 +218,7 @@ macro_rules! define_backends {
             }
 
             fn needs(self) -> &'static str {
-                match self { $(Backend::$var => $needs,)+ }
+                match self { $(Backend::$var => define_backends!(@needs $($tok)?),)+ }
             }
 
             fn is_available(self) -> bool {
@@ -275,5 +296,17 @@ macro_rules! define_backends {
                     })
             }
         }
+    };
+    (@get $var:ident) => {
+        Some(Kernel::$var)
+    };
+    (@get $var:ident, $tok:ident) => {
+        crate::cpu::$tok::get().map(Kernel::$var)
+    };
+    (@needs) => {
+        ""
+    };
+    (@needs $tok:ident) => {
+        crate::cpu::$tok::NEEDS
     };
 }

@@ -37,6 +37,37 @@ const XCR0_YMM: u64 = 0b110;
 #[cfg(fastcrypt_x86)]
 const XCR0_ZMM: u64 = 0b1110_0110;
 
+/// A feature's `/proc/cpuinfo` name, usable in `concat!`: the field's own
+/// name except where Linux spells it otherwise. `features!` asserts at
+/// compile time that this agrees with the table, row by row.
+macro_rules! flag {
+    (sse41) => {
+        "sse4_1"
+    };
+    (sha) => {
+        "sha_ni"
+    };
+    ($f:ident) => {
+        stringify!($f)
+    };
+}
+
+/// `a == b` for `const` contexts.
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// Declares every feature from one table. A row is
 /// `field "cpuinfo-name": source, os STATE;` where the source is
 /// `cpuid(LEAF, REG, BIT)` or `xcr0(STATE)`, and STATE is `none`, `ymm`
@@ -124,6 +155,7 @@ macro_rules! features {
 
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         const _: () = assert!(Features::COUNT < 31, "bit 31 of the cache marks it filled");
+        $(const _: () = assert!(str_eq(flag!($field), $name), "flag! disagrees with the table");)+
     };
     (@is_os cpuid) => { false };
     (@is_os xcr0) => { true };
@@ -393,20 +425,34 @@ capability! {
 /// returns `None` unless every feature is present.
 macro_rules! token {
     ($(#[doc = $d:literal])* $name:ident: $($rest:tt)*) => {
-        token!(@cfg fastcrypt_x86; $(#[doc = $d])* $name: $($rest)*);
+        token!(@cfg fastcrypt_x86, ""; $(#[doc = $d])* $name: $($rest)*);
     };
-    (@cfg $cfg:meta; $(#[doc = $d:literal])* $name:ident: $($feat:ident)&+ $(=> $($cap:ident),+)?) => {
+    (
+        @cfg $cfg:meta, $prefix:literal;
+        $(#[doc = $d:literal])*
+        $name:ident: $first:ident $(& $feat:ident)* $(=> $($cap:ident),+)?
+    ) => {
         $(#[doc = $d])*
-        #[cfg($cfg)]
+        // The type exists in every build so that `NEEDS` can name what the
+        // backend lacks; it is constructed only where `$cfg` holds.
         #[derive(Clone, Copy, Debug)]
+        #[cfg_attr(not($cfg), allow(dead_code))]
         pub(crate) struct $name {
             _private: (),
+        }
+
+        #[cfg_attr(not($cfg), allow(dead_code))]
+        impl $name {
+            /// What the token stands for, as `/proc/cpuinfo` names: what a
+            /// backend built on it reports as `needs`.
+            pub(crate) const NEEDS: &'static str =
+                concat!($prefix, flag!($first) $(, ", ", flag!($feat))*);
         }
 
         #[cfg($cfg)]
         impl $name {
             /// The features this token proves.
-            const MASK: u32 = 0 $(| 1 << Bit::$feat as u32)+;
+            const MASK: u32 = 1 << Bit::$first as u32 $(| 1 << Bit::$feat as u32)*;
 
             /// The token, if this CPU has every feature it stands for.
             #[inline]
@@ -431,42 +477,42 @@ macro_rules! token {
 }
 
 token!(
-    @cfg fastcrypt_x86_64;
-    /// SSE4.1 (with SSE2): the RC4 x86-64 kernel, integer code in `asm!`
-    /// that gathers its keystream bytes with `pinsrb`.
-    Sse41Token: sse2 & sse41
+    @cfg fastcrypt_x86_64, "x86-64 (64-bit mode), ";
+    /// SSE4.1 (with SSE2) in 64-bit mode: the RC4 x86-64 kernel, integer
+    /// code in `asm!` that gathers its keystream bytes with `pinsrb`.
+    Sse41Token: sse41 & sse2
 );
 token!(
     /// SSSE3 (with SSE2): the SHA-1 SSSE3 message-schedule kernel.
-    Ssse3Token: sse2 & ssse3
+    Ssse3Token: ssse3 & sse2
 );
 token!(
     /// AVX2 + BMI1 + BMI2 with OS-saved YMM state: the SHA-1 AVX2 kernel.
-    Avx2Token: avx & avx2 & bmi1 & bmi2 & os_ymm
+    Avx2Token: avx2 & bmi1 & bmi2 & avx & os_ymm
 );
 token!(
     /// SHA extensions with SSSE3 and SSE4.1: the SHA-NI kernel.
-    ShaNiToken: sha & sse2 & ssse3 & sse41
+    ShaNiToken: sha & sse41 & ssse3 & sse2
 );
 token!(
     /// PCLMULQDQ with SSSE3 and SSE4.1: the 128-bit GHASH kernel.
-    PclmulToken: pclmulqdq & sse2 & ssse3 & sse41 => Clmul
+    PclmulToken: pclmulqdq & sse41 & ssse3 & sse2 => Clmul
 );
 token!(
     /// VPCLMULQDQ on 256-bit registers: needs AVX2 and OS-saved YMM state
     /// (its 128-bit tails use the `Clmul` helpers).
-    VpclmulToken: vpclmulqdq & pclmulqdq & sse2 & ssse3 & sse41 & avx & avx2 & os_ymm
+    VpclmulToken: vpclmulqdq & avx2 & pclmulqdq & avx & sse41 & ssse3 & sse2 & os_ymm
         => Clmul, Vclmul
 );
 token!(
     /// AES-NI with PCLMULQDQ and SSSE3/SSE4.1: the 128-bit AES-GCM kernels.
-    AesNiToken: aes & pclmulqdq & sse2 & ssse3 & sse41 => AesToken, Clmul, GcmToken
+    AesNiToken: aes & pclmulqdq & sse41 & ssse3 & sse2 => AesToken, Clmul, GcmToken
 );
 token!(
     /// VAES + VPCLMULQDQ on 256-bit registers with AVX2 and OS-saved YMM
     /// state (not AVX-512): the 256-bit AES-GCM kernels, whose tails use
     /// the 128-bit AES-NI code (hence SSSE3/SSE4.1).
-    VaesToken: vaes & vpclmulqdq & aes & pclmulqdq & sse2 & ssse3 & sse41 & avx & avx2 & os_ymm
+    VaesToken: vaes & vpclmulqdq & avx2 & aes & pclmulqdq & avx & sse41 & ssse3 & sse2 & os_ymm
         => AesToken, Clmul, Vclmul, GcmToken
 );
 

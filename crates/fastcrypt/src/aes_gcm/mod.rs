@@ -79,33 +79,11 @@ pub const A_MAX: u64 = (1 << 61) - 1;
 define_backends! {
     primitive: "aes-gcm";
     /// `aes` crate + constant-time portable GHASH, interleaved per 4 KiB.
-    Portable => "portable", needs "";
+    Portable => "portable";
     /// Fused AES-NI + PCLMULQDQ kernel, 8 blocks per iteration.
-    AesniPclmul => "aesni_pclmul", needs "aes, pclmulqdq, ssse3, sse4_1";
+    AesniPclmul => "aesni_pclmul", #[cfg(fastcrypt_x86)] AesNiToken;
     /// Fused VAES + VPCLMULQDQ kernel on 256-bit registers, 16 blocks per iteration.
-    VaesVpclmul => "vaes_vpclmul", needs "vaes, vpclmulqdq, avx2 (OS-saved YMM state)";
-}
-
-/// A kernel handle: which engine to build, with the proof token.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Kernel {
-    Portable,
-    #[cfg(fastcrypt_x86)]
-    AesniPclmul(cpu::AesNiToken),
-    #[cfg(fastcrypt_x86)]
-    VaesVpclmul(cpu::VaesToken),
-}
-
-fn probe(backend: Backend) -> Option<Kernel> {
-    match backend {
-        Backend::Portable => Some(Kernel::Portable),
-        #[cfg(fastcrypt_x86)]
-        Backend::AesniPclmul => cpu::AesNiToken::get().map(Kernel::AesniPclmul),
-        #[cfg(fastcrypt_x86)]
-        Backend::VaesVpclmul => cpu::VaesToken::get().map(Kernel::VaesVpclmul),
-        #[allow(unreachable_patterns)]
-        _ => None,
-    }
+    VaesVpclmul => "vaes_vpclmul", #[cfg(fastcrypt_x86)] VaesToken;
 }
 
 /// Why a seal or open failed.

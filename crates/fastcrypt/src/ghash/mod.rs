@@ -98,34 +98,11 @@ pub const BLOCK_LEN: usize = 16;
 define_backends! {
     primitive: "ghash";
     /// Constant-time portable Rust: the oracle the other backends are checked against.
-    Portable => "portable", needs "";
+    Portable => "portable";
     /// PCLMULQDQ, 8 blocks per reduction.
-    Pclmul => "pclmul", needs "pclmulqdq, ssse3, sse4_1";
+    Pclmul => "pclmul", #[cfg(fastcrypt_x86)] PclmulToken;
     /// VPCLMULQDQ on 256-bit registers, 16 blocks per reduction.
-    Vpclmul => "vpclmul", needs "vpclmulqdq, avx2 (OS-saved YMM state)";
-}
-
-/// A kernel handle: which update function to call, with the proof token
-/// that makes calling it sound.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Kernel {
-    Portable,
-    #[cfg(fastcrypt_x86)]
-    Pclmul(cpu::PclmulToken),
-    #[cfg(fastcrypt_x86)]
-    Vpclmul(cpu::VpclmulToken),
-}
-
-fn probe(backend: Backend) -> Option<Kernel> {
-    match backend {
-        Backend::Portable => Some(Kernel::Portable),
-        #[cfg(fastcrypt_x86)]
-        Backend::Pclmul => cpu::PclmulToken::get().map(Kernel::Pclmul),
-        #[cfg(fastcrypt_x86)]
-        Backend::Vpclmul => cpu::VpclmulToken::get().map(Kernel::Vpclmul),
-        #[allow(unreachable_patterns)]
-        _ => None,
-    }
+    Vpclmul => "vpclmul", #[cfg(fastcrypt_x86)] VpclmulToken;
 }
 
 /// A kernel with the key expanded in the form it wants. The key lives

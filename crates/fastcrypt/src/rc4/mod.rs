@@ -64,8 +64,6 @@ mod portable;
 pub use crate::traits::rc4::Rc4Fixed;
 
 #[cfg(fastcrypt_x86_64)]
-use crate::cpu;
-#[cfg(fastcrypt_x86_64)]
 mod x86_64;
 
 /// The shortest key RC4 accepts, in bytes.
@@ -77,29 +75,10 @@ define_backends! {
     primitive: "rc4";
     /// Safe, portable Rust: the oracle the other backends are checked
     /// against, with loads issued three rounds early.
-    Portable => "portable", needs "";
+    Portable => "portable";
     /// The portable schedule in `asm!` for x86-64 (64-bit mode only), with
     /// registers and addressing chosen by hand and loads four rounds ahead.
-    X86_64 => "x86_64", needs "x86-64 (64-bit mode), sse4_1";
-}
-
-/// A kernel handle: which code applies the keystream, with the proof token
-/// that makes calling it sound.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Kernel {
-    Portable,
-    #[cfg(fastcrypt_x86_64)]
-    X86_64(cpu::Sse41Token),
-}
-
-fn probe(backend: Backend) -> Option<Kernel> {
-    match backend {
-        Backend::Portable => Some(Kernel::Portable),
-        #[cfg(fastcrypt_x86_64)]
-        Backend::X86_64 => cpu::Sse41Token::get().map(Kernel::X86_64),
-        #[allow(unreachable_patterns)]
-        _ => None,
-    }
+    X86_64 => "x86_64", #[cfg(fastcrypt_x86_64)] Sse41Token;
 }
 
 impl Kernel {

@@ -24,8 +24,6 @@
 mod portable;
 
 #[cfg(fastcrypt_x86)]
-use crate::cpu;
-#[cfg(fastcrypt_x86)]
 mod x86_avx2;
 #[cfg(fastcrypt_x86)]
 mod x86_shani;
@@ -48,40 +46,13 @@ const IV: [u32; 5] = [
 define_backends! {
     primitive: "sha1";
     /// Safe, portable Rust: the oracle the other backends are checked against.
-    Portable => "portable", needs "";
+    Portable => "portable";
     /// SSSE3 message schedule (4 words per vector) feeding scalar rounds.
-    Ssse3 => "ssse3", needs "ssse3";
+    Ssse3 => "ssse3", #[cfg(fastcrypt_x86)] Ssse3Token;
     /// AVX2 message schedule for two blocks per pass, BMI2 rotates.
-    Avx2 => "avx2", needs "avx2, bmi1, bmi2";
+    Avx2 => "avx2", #[cfg(fastcrypt_x86)] Avx2Token;
     /// SHA extensions (`sha1rnds4`, `sha1msg1`, `sha1msg2`, `sha1nexte`).
-    Shani => "shani", needs "sha_ni, sse4_1";
-}
-
-/// A kernel handle: which compression function to call, with the proof
-/// token that makes calling it sound.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Kernel {
-    Portable,
-    #[cfg(fastcrypt_x86)]
-    Ssse3(cpu::Ssse3Token),
-    #[cfg(fastcrypt_x86)]
-    Avx2(cpu::Avx2Token),
-    #[cfg(fastcrypt_x86)]
-    Shani(cpu::ShaNiToken),
-}
-
-fn probe(backend: Backend) -> Option<Kernel> {
-    match backend {
-        Backend::Portable => Some(Kernel::Portable),
-        #[cfg(fastcrypt_x86)]
-        Backend::Ssse3 => cpu::Ssse3Token::get().map(Kernel::Ssse3),
-        #[cfg(fastcrypt_x86)]
-        Backend::Avx2 => cpu::Avx2Token::get().map(Kernel::Avx2),
-        #[cfg(fastcrypt_x86)]
-        Backend::Shani => cpu::ShaNiToken::get().map(Kernel::Shani),
-        #[allow(unreachable_patterns)]
-        _ => None,
-    }
+    Shani => "shani", #[cfg(fastcrypt_x86)] ShaNiToken;
 }
 
 impl Kernel {
