@@ -9,18 +9,20 @@
 //!
 //! Everything that proof rests on is in this file, each fact once:
 //!
-//! - [`features!`] is the one table of features: a row gives the field,
-//!   the `/proc/cpuinfo` name, the CPUID bit (or XCR0 mask) it is read
-//!   from and the register state the OS must save for it. The struct, the
-//!   bit layout of the cache, [`Features::list`], [`FEATURES`] and
-//!   detection are generated from it.
+//! - `features!` is the one table of features: a row gives the field
+//!   (named as `/proc/cpuinfo` names the flag, `flag!` spelling the two
+//!   exceptions), the CPUID bit (or XCR0 mask) it is read from and the
+//!   register state the OS must save for it. The struct, the bit layout of
+//!   the cache, [`Features::list`], [`FEATURES`] and detection are
+//!   generated from it.
 //! - `capability!` declares the unsafe traits that kernels take as
 //!   bounds (`Clmul`: "PCLMULQDQ with SSSE3 and SSE4.1 may run"), each
 //!   with the features it stands for.
 //! - `token!` declares each token once with its features and the
 //!   capabilities it grants; a compile-time assertion checks that the
 //!   token's features include every feature of each capability, so a
-//!   capability can never be granted on a wrong reading of the table.
+//!   capability can never be granted on a wrong reading of the table. The
+//!   token's feature list is also what its backends report as `needs`.
 //!
 //! Detection reads CPUID and XCR0 directly (with or without `std`): a
 //! feature that needs AVX or AVX-512 register state counts only when the
@@ -37,9 +39,9 @@ const XCR0_YMM: u64 = 0b110;
 #[cfg(fastcrypt_x86)]
 const XCR0_ZMM: u64 = 0b1110_0110;
 
-/// A feature's `/proc/cpuinfo` name, usable in `concat!`: the field's own
-/// name except where Linux spells it otherwise. `features!` asserts at
-/// compile time that this agrees with the table, row by row.
+/// A feature's name: the field's own name except where Linux's
+/// `/proc/cpuinfo` spells it otherwise (as a macro, so that `token!` can
+/// `concat!` a token's list).
 macro_rules! flag {
     (sse41) => {
         "sse4_1"
@@ -52,24 +54,8 @@ macro_rules! flag {
     };
 }
 
-/// `a == b` for `const` contexts.
-const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
 /// Declares every feature from one table. A row is
-/// `field "cpuinfo-name": source, os STATE;` where the source is
+/// `field: source, os STATE;` (the name is `flag!(field)`) where the source is
 /// `cpuid(LEAF, REG, BIT)` or `xcr0(STATE)`, and STATE is `none`, `ymm`
 /// or `zmm` (the XCR0 bits the OS must have set for the feature to count).
 /// A row whose source is `xcr0` is an OS-state row: it is not a CPU flag
@@ -77,7 +63,7 @@ const fn str_eq(a: &str, b: &str) -> bool {
 macro_rules! features {
     ($(
         $(#[$doc:meta])*
-        $field:ident $name:literal : $src:ident($($arg:tt)*), os $os:ident;
+        $field:ident : $src:ident($($arg:tt)*), os $os:ident;
     )+) => {
         /// The CPU features that fastcrypt's kernels care about, as detected
         /// at run time, named as Linux's `/proc/cpuinfo` names them where
@@ -109,7 +95,7 @@ macro_rules! features {
         /// Every feature [`Features`] has, in [`Features::list`]'s order.
         pub const FEATURES: [FeatureInfo; Features::COUNT] = [$(
             FeatureInfo {
-                name: $name,
+                name: flag!($field),
                 os_state: features!(@is_os $src),
                 source: features!(@source $src($($arg)*)),
                 needs_os: features!(@os_name $os),
@@ -129,7 +115,7 @@ macro_rules! features {
             /// `(name, present)` for every feature, in the table's order
             /// (the names of [`FEATURES`]).
             pub fn list(&self) -> [(&'static str, bool); Features::COUNT] {
-                [$(($name, self.$field)),+]
+                [$((flag!($field), self.$field)),+]
             }
 
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
@@ -155,7 +141,6 @@ macro_rules! features {
 
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         const _: () = assert!(Features::COUNT < 31, "bit 31 of the cache marks it filled");
-        $(const _: () = assert!(str_eq(flag!($field), $name), "flag! disagrees with the table");)+
     };
     (@is_os cpuid) => { false };
     (@is_os xcr0) => { true };
@@ -177,45 +162,45 @@ macro_rules! features {
 
 features! {
     /// SSE2 (baseline on x86-64).
-    sse2 "sse2": cpuid(1, EDX, 26), os none;
+    sse2: cpuid(1, EDX, 26), os none;
     /// SSSE3 (`pshufb`, `palignr`).
-    ssse3 "ssse3": cpuid(1, ECX, 9), os none;
+    ssse3: cpuid(1, ECX, 9), os none;
     /// SSE4.1 (`pinsrb`, `pblendw`).
-    sse41 "sse4_1": cpuid(1, ECX, 19), os none;
+    sse41: cpuid(1, ECX, 19), os none;
     /// AVX, with YMM state saved by the OS.
-    avx "avx": cpuid(1, ECX, 28), os ymm;
+    avx: cpuid(1, ECX, 28), os ymm;
     /// AVX2, with YMM state saved by the OS.
-    avx2 "avx2": cpuid(7, EBX, 5), os ymm;
+    avx2: cpuid(7, EBX, 5), os ymm;
     /// BMI1 (`andn`).
-    bmi1 "bmi1": cpuid(7, EBX, 3), os none;
+    bmi1: cpuid(7, EBX, 3), os none;
     /// BMI2 (`rorx`, `shlx`).
-    bmi2 "bmi2": cpuid(7, EBX, 8), os none;
+    bmi2: cpuid(7, EBX, 8), os none;
     /// SHA extensions (`sha1rnds4`, ...).
-    sha "sha_ni": cpuid(7, EBX, 29), os none;
+    sha: cpuid(7, EBX, 29), os none;
     /// AES-NI.
-    aes "aes": cpuid(1, ECX, 25), os none;
+    aes: cpuid(1, ECX, 25), os none;
     /// PCLMULQDQ (128-bit carry-less multiply).
-    pclmulqdq "pclmulqdq": cpuid(1, ECX, 1), os none;
+    pclmulqdq: cpuid(1, ECX, 1), os none;
     /// VAES, with YMM state saved by the OS (on 256-bit registers it needs
     /// AVX2, not AVX-512; on 512-bit registers, also `avx512f` and ZMM
     /// state).
-    vaes "vaes": cpuid(7, ECX, 9), os ymm;
+    vaes: cpuid(7, ECX, 9), os ymm;
     /// VPCLMULQDQ, with YMM state saved by the OS (as for `vaes`).
-    vpclmulqdq "vpclmulqdq": cpuid(7, ECX, 10), os ymm;
+    vpclmulqdq: cpuid(7, ECX, 10), os ymm;
     /// The OS saves XMM and YMM state (XCR0 bits 1 and 2).
-    os_ymm "os_ymm": xcr0(ymm), os none;
+    os_ymm: xcr0(ymm), os none;
     /// AVX-512 Foundation, with opmask and ZMM state saved by the OS.
-    avx512f "avx512f": cpuid(7, EBX, 16), os zmm;
+    avx512f: cpuid(7, EBX, 16), os zmm;
     /// AVX-512 byte and word instructions (ZMM state saved by the OS).
-    avx512bw "avx512bw": cpuid(7, EBX, 30), os zmm;
+    avx512bw: cpuid(7, EBX, 30), os zmm;
     /// AVX-512 vector-length extensions: EVEX encodings on xmm and ymm
     /// (ZMM state saved by the OS).
-    avx512vl "avx512vl": cpuid(7, EBX, 31), os zmm;
+    avx512vl: cpuid(7, EBX, 31), os zmm;
     /// Galois-field instructions (`gf2p8affineqb`, ...).
-    gfni "gfni": cpuid(7, ECX, 8), os none;
+    gfni: cpuid(7, ECX, 8), os none;
     /// The OS saves opmask and both halves of ZMM state as well (XCR0 bits
     /// 1, 2, 5, 6 and 7).
-    os_zmm "os_zmm": xcr0(zmm), os none;
+    os_zmm: xcr0(zmm), os none;
 }
 
 impl Features {
