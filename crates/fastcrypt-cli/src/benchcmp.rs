@@ -8,7 +8,8 @@
 //! and new runs' ranges overlap is marked `~`, as benchstat marks changes it
 //! cannot tell from noise. A geometric-mean row closes each table.
 
-use crate::speed::table::{Col, Table};
+use crate::oldnew::{self, CmpRow};
+use crate::stats::{median, range};
 use clap::Args;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -101,39 +102,6 @@ pub fn parse(text: &str, path: &Path) -> Result<Parsed, String> {
     Ok(out)
 }
 
-/// One row of the two tables.
-#[derive(Clone, Debug)]
-pub struct CmpRow {
-    pub name: String,
-    pub old_ns: f64,
-    pub new_ns: f64,
-    /// new/old time - 1, e.g. -0.4612.
-    pub delta: f64,
-    /// Whether the difference is within noise (`~`).
-    pub same: bool,
-    /// (old MB/s, new MB/s, speed-up) when both sides report MB/s.
-    pub mb: Option<(f64, f64, f64)>,
-    pub mb_same: bool,
-}
-
-fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    let n = s.len();
-    if n % 2 == 1 {
-        s[n / 2]
-    } else {
-        (s[n / 2 - 1] + s[n / 2]) / 2.0
-    }
-}
-
-fn range(v: &[f64]) -> (f64, f64) {
-    (
-        v.iter().copied().fold(f64::INFINITY, f64::min),
-        v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-    )
-}
-
 /// Whether two sets of runs cannot be told apart: with repeated runs on at
 /// least one side, their ranges overlap. Single runs are always compared.
 fn overlaps(a: &[f64], b: &[f64]) -> bool {
@@ -185,136 +153,15 @@ pub fn compare(
             new_path.display()
         ));
     }
-    Ok(render(&rows, false, RANGES_OVERLAP))
-}
-
-/// Go's `prettyPrint` for ns/op: integers from 100 up, then three or four
-/// significant digits.
-pub fn ns_text(x: f64) -> String {
-    let a = x.abs();
-    if x == 0.0 {
-        "0".into()
-    } else if a >= 99.95 {
-        format!("{x:.0}")
-    } else if a >= 9.995 {
-        format!("{x:.1}")
-    } else if a >= 0.9995 {
-        format!("{x:.2}")
-    } else if a >= 0.099995 {
-        format!("{x:.3}")
-    } else {
-        format!("{x:.4}")
-    }
-}
-
-fn geomean(v: impl Iterator<Item = f64>) -> Option<f64> {
-    let (sum, n) = v
-        .filter(|x| *x > 0.0 && x.is_finite())
-        .fold((0.0, 0usize), |(s, n), x| (s + x.ln(), n + 1));
-    (n > 0).then(|| (sum / n as f64).exp())
+    Ok(oldnew::render(&rows, false, RANGES_OVERLAP))
 }
 
 /// What `~` means in benchcmp's tables.
-pub const RANGES_OVERLAP: &str = "within noise (old and new runs overlap), not a measured change";
-
-/// The two tables, as text or Markdown. `~` follows a delta or speed-up
-/// that is within noise; `noise` says what that means, below the tables.
-pub fn render(rows: &[CmpRow], markdown: bool, noise: &str) -> String {
-    // Unmarked values get two trailing spaces when others carry ` ~`, so
-    // the numbers stay aligned (trailing blanks are trimmed at line end).
-    let any_ns = rows.iter().any(|r| r.same);
-    let any_mb = rows.iter().any(|r| r.mb.is_some() && r.mb_same);
-    let mark = |s: String, same: bool, any: bool| match (same, any) {
-        (true, _) => format!("{s} ~"),
-        (false, true) => format!("{s}  "),
-        (false, false) => s,
-    };
-    let name_col = |h: &str| Col::left(h).sep("");
-    let num = |h: &str| Col::right(h).width(12).sep(" ");
-    let last = |h: &str| Col::right(h).width(7).sep("  ");
-
-    let mut t = Table::new(vec![
-        name_col("benchmark"),
-        num("old ns/op"),
-        num("new ns/op"),
-        last("delta"),
-    ]);
-    for r in rows {
-        t.row(vec![
-            r.name.clone(),
-            ns_text(r.old_ns),
-            ns_text(r.new_ns),
-            mark(format!("{:+.2}%", r.delta * 100.0), r.same, any_ns),
-        ]);
-    }
-    if let (Some(go), Some(gn), Some(gr)) = (
-        geomean(rows.iter().map(|r| r.old_ns)),
-        geomean(rows.iter().map(|r| r.new_ns)),
-        geomean(rows.iter().map(|r| r.delta + 1.0)),
-    ) {
-        t.row(vec![
-            "[Geo mean]".into(),
-            ns_text(go),
-            ns_text(gn),
-            mark(format!("{:+.2}%", (gr - 1.0) * 100.0), false, any_ns),
-        ]);
-    }
-
-    let mb_rows: Vec<(&CmpRow, (f64, f64, f64))> =
-        rows.iter().filter_map(|r| r.mb.map(|m| (r, m))).collect();
-    let mut m = Table::new(vec![
-        name_col("benchmark"),
-        num("old MB/s"),
-        num("new MB/s"),
-        last("speedup"),
-    ]);
-    for (r, (a, b, s)) in &mb_rows {
-        m.row(vec![
-            r.name.clone(),
-            format!("{a:.2}"),
-            format!("{b:.2}"),
-            mark(format!("{s:.2}x"), r.mb_same, any_mb),
-        ]);
-    }
-    if let (Some(ga), Some(gb), Some(gs)) = (
-        geomean(mb_rows.iter().map(|(_, m)| m.0)),
-        geomean(mb_rows.iter().map(|(_, m)| m.1)),
-        geomean(mb_rows.iter().map(|(_, m)| m.2)),
-    ) {
-        m.row(vec![
-            "[Geo mean]".into(),
-            format!("{ga:.2}"),
-            format!("{gb:.2}"),
-            mark(format!("{gs:.2}x"), false, any_mb),
-        ]);
-    }
-
-    let render = |t: &Table| if markdown { t.markdown() } else { t.text() };
-    let mut out = render(&t);
-    if !mb_rows.is_empty() {
-        if markdown {
-            out.push('\n');
-        }
-        out.push_str(&render(&m));
-    }
-    if any_ns || any_mb {
-        out.push_str(if markdown { "\n" } else { "" });
-        out.push_str(&format!("~: {noise}\n"));
-    }
-    out
-}
+const RANGES_OVERLAP: &str = "within noise (old and new runs overlap), not a measured change";
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn pretty_ns() {
-        assert_eq!(ns_text(774.0), "774");
-        assert_eq!(ns_text(48394.4), "48394");
-        assert_eq!(ns_text(68.25), "68.2");
-        assert_eq!(ns_text(5.123), "5.12");
-    }
 
     #[test]
     fn medians_and_noise() {
@@ -325,7 +172,6 @@ mod tests {
         )
         .unwrap();
         let new = parse("BenchmarkA 10 104 ns/op\nBenchmarkA 10 108 ns/op\n", p).unwrap();
-        assert_eq!(median(&old.runs["BenchmarkA"].ns), 105.0);
         assert!(overlaps(
             &old.runs["BenchmarkA"].ns,
             &new.runs["BenchmarkA"].ns

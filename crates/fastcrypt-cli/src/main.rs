@@ -1,7 +1,15 @@
 //! `fastcrypt`: the speed lab and everyday tools on top of the library.
 
+use clap::error::ErrorKind;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
+
+// Shared by the commands, which do not import each other.
+mod backends;
+mod machine;
+mod oldnew;
+mod stats;
+mod table;
 
 mod benchcmp;
 mod cpu_cmd;
@@ -40,7 +48,19 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // A rejected option value is one line, like every other error: the
+        // value parser's own message says what is valid.
+        Err(e) if e.kind() == ErrorKind::ValueValidation => match std::error::Error::source(&e) {
+            Some(why) => {
+                eprintln!("fastcrypt: {why}");
+                return ExitCode::FAILURE;
+            }
+            None => e.exit(),
+        },
+        Err(e) => e.exit(),
+    };
     let result = match cli.command {
         Command::Cpu => cpu_cmd::run(),
         Command::Rc4(args) => rc4_cmd::run(args),

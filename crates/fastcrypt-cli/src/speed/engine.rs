@@ -17,6 +17,7 @@
 //! one discarded warm-up round, then `samples` timed rounds.
 
 use super::algos::{Op, Origin};
+use crate::stats::{median, Stats};
 use std::time::{Duration, Instant};
 
 /// What one table row measures.
@@ -162,47 +163,6 @@ impl Runner {
             };
             iters = ((iters as f64 * factor).ceil() as u64).max(iters + 1);
         }
-    }
-}
-
-/// Median and range of one cell's samples (ns/op).
-#[derive(Clone, Debug)]
-pub struct Stats {
-    pub median: f64,
-    pub min: f64,
-    pub max: f64,
-    pub n: usize,
-}
-
-impl Stats {
-    pub fn of(samples: &[f64]) -> Option<Stats> {
-        if samples.is_empty() {
-            return None;
-        }
-        Some(Stats {
-            median: median(samples),
-            min: samples.iter().copied().fold(f64::INFINITY, f64::min),
-            max: samples.iter().copied().fold(0.0, f64::max),
-            n: samples.len(),
-        })
-    }
-
-    /// Throughput in MB/s (10^6 bytes per second); `None` for size 0.
-    pub fn mb_s(&self, size: usize) -> Option<f64> {
-        (size > 0 && self.median > 0.0).then(|| size as f64 * 1e3 / self.median)
-    }
-}
-
-pub fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    let n = s.len();
-    if n == 0 {
-        f64::NAN
-    } else if n % 2 == 1 {
-        s[n / 2]
-    } else {
-        (s[n / 2 - 1] + s[n / 2]) / 2.0
     }
 }
 
@@ -385,12 +345,6 @@ pub fn sign_test(k: usize, n: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn medians() {
-        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
-        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
-    }
 
     #[test]
     fn sign_test_values() {

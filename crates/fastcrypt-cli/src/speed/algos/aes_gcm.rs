@@ -13,51 +13,123 @@
 //! B xor keystream, and alternates them: every timed open verifies a valid
 //! tag and decrypts, for every implementation alike.
 
-use super::{backend_infos, op, Algorithm, BackendInfo, Implementation, Op};
+use super::{backend_rows, op, Algorithm, Implementation, Op, RowNames, AEAD_SIZES};
+use crate::backends::backend_table;
 use fastcrypt::aes_gcm::{Aes128Gcm, Aes256Gcm, Backend};
 use std::hint::black_box;
+use std::rc::Rc;
 
-pub static AES_128_GCM: Algorithm = Algorithm {
-    name: "aes-128-gcm",
-    go_family: "AES128GCM",
-    default_sizes: super::AEAD_SIZES,
-    row_name: |n| super::cipher_row_name("Seal_", n),
-    backends,
-    auto_picks: || Backend::fastest().name(),
-    implementations: || implementations::<16>(),
-};
+pub static AES_128_GCM: Algorithm = registration(
+    "aes-128-gcm",
+    "AES128GCM",
+    "Seal_",
+    implementations::<Aes128Gcm, false>,
+);
+pub static AES_256_GCM: Algorithm = registration(
+    "aes-256-gcm",
+    "AES256GCM",
+    "Seal_",
+    implementations::<Aes256Gcm, false>,
+);
+pub static AES_128_GCM_OPEN: Algorithm = registration(
+    "aes-128-gcm-open",
+    "AES128GCMOpen",
+    "Open_",
+    implementations::<Aes128Gcm, true>,
+);
+pub static AES_256_GCM_OPEN: Algorithm = registration(
+    "aes-256-gcm-open",
+    "AES256GCMOpen",
+    "Open_",
+    implementations::<Aes256Gcm, true>,
+);
 
-pub static AES_256_GCM: Algorithm = Algorithm {
-    name: "aes-256-gcm",
-    go_family: "AES256GCM",
-    default_sizes: super::AEAD_SIZES,
-    row_name: |n| super::cipher_row_name("Seal_", n),
-    backends,
-    auto_picks: || Backend::fastest().name(),
-    implementations: || implementations::<32>(),
-};
-
-pub static AES_128_GCM_OPEN: Algorithm = Algorithm {
-    name: "aes-128-gcm-open",
-    go_family: "AES128GCMOpen",
-    default_sizes: super::AEAD_SIZES,
-    row_name: |n| super::cipher_row_name("Open_", n),
-    backends,
-    auto_picks: || Backend::fastest().name(),
-    implementations: || open_implementations::<16>(),
-};
-
-pub static AES_256_GCM_OPEN: Algorithm = Algorithm {
-    name: "aes-256-gcm-open",
-    go_family: "AES256GCMOpen",
-    default_sizes: super::AEAD_SIZES,
-    row_name: |n| super::cipher_row_name("Open_", n),
-    backends,
-    auto_picks: || Backend::fastest().name(),
-    implementations: || open_implementations::<32>(),
-};
+/// The four registrations differ in key length and direction only.
+const fn registration(
+    name: &'static str,
+    go_family: &'static str,
+    row_prefix: &'static str,
+    implementations: fn() -> Vec<Implementation>,
+) -> Algorithm {
+    Algorithm {
+        name,
+        go_family,
+        default_sizes: AEAD_SIZES,
+        rows: RowNames::Prefixed(row_prefix),
+        backends: backend_table::<Backend>,
+        implementations,
+    }
+}
 
 const NONCE: [u8; 12] = [0x5a; 12];
+/// Any fixed key does; its first 16 or 32 bytes are the key.
+const KEY: [u8; 32] = [0x42; 32];
+
+/// fastcrypt's two AES-GCM types behind one interface, so that one generic
+/// row builder serves both key lengths with static calls in the measured
+/// loop.
+trait FastcryptGcm: Sized + 'static {
+    const KEY_LEN: usize;
+    fn auto() -> Self;
+    fn with_backend(b: Backend) -> Option<Self>;
+    fn seal(&self, buf: &mut [u8]) -> Option<fastcrypt::aes_gcm::Tag>;
+    fn open(&self, buf: &mut [u8], tag: &[u8; 16]) -> bool;
+}
+
+macro_rules! fastcrypt_gcm {
+    ($ty:ty, $len:literal) => {
+        impl FastcryptGcm for $ty {
+            const KEY_LEN: usize = $len;
+            fn auto() -> Self {
+                <$ty>::new(&[0x42; $len])
+            }
+            fn with_backend(b: Backend) -> Option<Self> {
+                <$ty>::with_backend(b, &[0x42; $len]).ok()
+            }
+            fn seal(&self, buf: &mut [u8]) -> Option<fastcrypt::aes_gcm::Tag> {
+                self.seal_in_place_detached(&NONCE, &[], buf).ok()
+            }
+            fn open(&self, buf: &mut [u8], tag: &[u8; 16]) -> bool {
+                self.open_in_place_detached(&NONCE, &[], buf, tag).is_ok()
+            }
+        }
+    };
+}
+fastcrypt_gcm!(Aes128Gcm, 16);
+fastcrypt_gcm!(Aes256Gcm, 32);
+
+fn implementations<G: FastcryptGcm, const OPEN: bool>() -> Vec<Implementation> {
+    let fastcrypt = |g: G| -> Box<dyn Op> {
+        if OPEN {
+            let g = Rc::new(g);
+            let g2 = g.clone();
+            open_op(
+                move |b| tag16(g.seal(b).expect("seal")),
+                move |b, t| g2.open(b, t),
+            )
+        } else {
+            op(move |buf| {
+                black_box(g.seal(buf));
+            })
+        }
+    };
+    let len = G::KEY_LEN;
+    let mut v = vec![Implementation::auto(fastcrypt(G::auto()))];
+    v.extend(backend_rows(|b| G::with_backend(b).map(fastcrypt)));
+    let (openssl, rustcrypto, ring) = if OPEN {
+        (openssl_open(len), rustcrypto_open(len), ring_open(len))
+    } else {
+        (openssl_seal(len), rustcrypto_seal(len), ring_seal(len))
+    };
+    v.push(Implementation::peer("openssl", "openssl", openssl));
+    v.push(Implementation::peer(
+        "rustcrypto",
+        "rustcrypto",
+        Ok(rustcrypto),
+    ));
+    v.push(Implementation::peer("ring", "ring", ring));
+    v
+}
 
 /// An open row from a `seal` and an `open` of one implementation (see the
 /// module docs for the alternating tags).
@@ -84,86 +156,40 @@ fn open_op(
     })
 }
 
-fn fastcrypt_open_op(gcm: Gcm) -> Box<dyn Op> {
-    match gcm {
-        Gcm::A128(g) => {
-            let g = std::rc::Rc::new(g);
-            let g2 = g.clone();
-            open_op(
-                move |b| tag16(g.seal_in_place_detached(&NONCE, &[], b).expect("seal")),
-                move |b, t| g2.open_in_place_detached(&NONCE, &[], b, t).is_ok(),
-            )
-        }
-        Gcm::A256(g) => {
-            let g = std::rc::Rc::new(g);
-            let g2 = g.clone();
-            open_op(
-                move |b| tag16(g.seal_in_place_detached(&NONCE, &[], b).expect("seal")),
-                move |b, t| g2.open_in_place_detached(&NONCE, &[], b, t).is_ok(),
-            )
-        }
-    }
-}
-
 fn tag16(t: fastcrypt::aes_gcm::Tag) -> [u8; 16] {
     t.as_ref().try_into().expect("16-byte tag")
 }
 
-fn open_implementations<const K: usize>() -> Vec<Implementation> {
-    let auto = fastcrypt_gcm::<K>(None).expect("AES-GCM key of 16 or 32 bytes");
-    let mut v = vec![Implementation::auto(fastcrypt_open_op(auto))];
-    for (&b, info) in Backend::ALL.iter().zip(backends()) {
-        let run = fastcrypt_gcm::<K>(Some(b)).map(fastcrypt_open_op);
-        v.push(Implementation::backend(&info, run));
+fn openssl_cipher(len: usize) -> &'static openssl::cipher::CipherRef {
+    if len == 16 {
+        openssl::cipher::Cipher::aes_128_gcm()
+    } else {
+        openssl::cipher::Cipher::aes_256_gcm()
     }
-    v.push(Implementation::peer(
-        "openssl",
-        "openssl",
-        openssl_open::<K>(),
-    ));
-    v.push(Implementation::peer(
-        "rustcrypto",
-        "rustcrypto",
-        Ok(rustcrypto_open::<K>()),
-    ));
-    v.push(Implementation::peer("ring", "ring", ring_open::<K>()));
-    v
+}
+
+fn ring_key(len: usize) -> Result<ring::aead::LessSafeKey, String> {
+    use ring::aead::{LessSafeKey, UnboundKey, AES_128_GCM, AES_256_GCM};
+    let alg = if len == 16 {
+        &AES_128_GCM
+    } else {
+        &AES_256_GCM
+    };
+    let key = UnboundKey::new(alg, &KEY[..len]).map_err(|_| "ring: key rejected".to_string())?;
+    Ok(LessSafeKey::new(key))
 }
 
 /// EVP decryption with the key schedule kept, the tag set before final.
-fn openssl_open<const K: usize>() -> Result<Box<dyn Op>, String> {
-    use openssl::cipher::Cipher;
+fn openssl_open(len: usize) -> Result<Box<dyn Op>, String> {
     use openssl::cipher_ctx::CipherCtx;
     use std::cell::RefCell;
-    use std::rc::Rc;
-    let cipher = if K == 16 {
-        Cipher::aes_128_gcm()
-    } else {
-        Cipher::aes_256_gcm()
-    };
-    let key = [0x42u8; K];
     let why = |e: openssl::error::ErrorStack| format!("AES-GCM: {e}");
-    let mut enc = CipherCtx::new().map_err(why)?;
-    enc.encrypt_init(Some(cipher), Some(&key), Some(&NONCE))
-        .map_err(why)?;
     let mut dec = CipherCtx::new().map_err(why)?;
-    dec.decrypt_init(Some(cipher), Some(&key), Some(&NONCE))
+    dec.decrypt_init(Some(openssl_cipher(len)), Some(&KEY[..len]), Some(&NONCE))
         .map_err(why)?;
-    let enc = Rc::new(RefCell::new(enc));
+    let enc = Rc::new(RefCell::new(openssl_ctx(len)?));
     Ok(open_op(
-        move |buf| {
-            let mut ctx = enc.borrow_mut();
-            ctx.encrypt_init(None, None, Some(&NONCE))
-                .expect("EVP_EncryptInit_ex");
-            let n = buf.len();
-            ctx.cipher_update_inplace(buf, n)
-                .expect("EVP_EncryptUpdate");
-            ctx.cipher_final(&mut [0u8; 16])
-                .expect("EVP_EncryptFinal_ex");
-            let mut tag = [0u8; 16];
-            ctx.tag(&mut tag).expect("EVP_CTRL_GCM_GET_TAG");
-            tag
-        },
+        move |buf| openssl_seal_tag(&mut enc.borrow_mut(), buf),
         move |buf, tag| {
             dec.decrypt_init(None, None, Some(&NONCE))
                 .expect("EVP_DecryptInit_ex");
@@ -176,38 +202,80 @@ fn openssl_open<const K: usize>() -> Result<Box<dyn Op>, String> {
     ))
 }
 
-fn rustcrypto_open<const K: usize>() -> Box<dyn Op> {
-    use aes_gcm::aead::{AeadInOut, KeyInit};
-    let nonce = NONCE.into();
-    macro_rules! with {
-        ($ty:ty) => {{
-            let g = std::rc::Rc::new(<$ty>::new_from_slice(&[0x42u8; K]).expect("key length"));
-            let g2 = g.clone();
-            open_op(
-                move |b| {
-                    g.encrypt_inout_detached(&nonce, &[], b.into())
-                        .expect("seal")
-                        .into()
-                },
-                move |b, t| {
-                    g2.decrypt_inout_detached(&nonce, &[], b.into(), t.into())
-                        .is_ok()
-                },
-            )
-        }};
-    }
-    if K == 16 {
-        with!(aes_gcm::Aes128Gcm)
-    } else {
-        with!(aes_gcm::Aes256Gcm)
-    }
+/// EVP with the key schedule kept and a new IV per message, sealing in place.
+fn openssl_seal(len: usize) -> Result<Box<dyn Op>, String> {
+    let mut ctx = openssl_ctx(len)?;
+    Ok(op(move |buf| {
+        black_box(openssl_seal_tag(&mut ctx, buf));
+    }))
 }
 
-fn ring_open<const K: usize>() -> Result<Box<dyn Op>, String> {
-    use ring::aead::{Aad, LessSafeKey, Nonce, Tag, UnboundKey, AES_128_GCM, AES_256_GCM};
-    let alg = if K == 16 { &AES_128_GCM } else { &AES_256_GCM };
-    let key = UnboundKey::new(alg, &[0x42u8; K]).map_err(|_| "ring: key rejected".to_string())?;
-    let key = std::rc::Rc::new(LessSafeKey::new(key));
+/// An EVP encryption context with the key schedule set up.
+fn openssl_ctx(len: usize) -> Result<openssl::cipher_ctx::CipherCtx, String> {
+    let why = |e: openssl::error::ErrorStack| format!("AES-GCM: {e}");
+    let mut ctx = openssl::cipher_ctx::CipherCtx::new().map_err(why)?;
+    ctx.encrypt_init(Some(openssl_cipher(len)), Some(&KEY[..len]), Some(&NONCE))
+        .map_err(why)?;
+    Ok(ctx)
+}
+
+fn openssl_seal_tag(ctx: &mut openssl::cipher_ctx::CipherCtx, buf: &mut [u8]) -> [u8; 16] {
+    ctx.encrypt_init(None, None, Some(&NONCE))
+        .expect("EVP_EncryptInit_ex");
+    let n = buf.len();
+    ctx.cipher_update_inplace(buf, n)
+        .expect("EVP_EncryptUpdate");
+    ctx.cipher_final(&mut [0u8; 16])
+        .expect("EVP_EncryptFinal_ex");
+    let mut tag = [0u8; 16];
+    ctx.tag(&mut tag).expect("EVP_CTRL_GCM_GET_TAG");
+    tag
+}
+
+/// RustCrypto's two types differ in their key size only.
+macro_rules! with_rustcrypto {
+    ($len:expr, $g:ident => $make:expr) => {
+        if $len == 16 {
+            let $g = aes_gcm::Aes128Gcm::new_from_slice(&KEY[..16]).expect("key length");
+            $make
+        } else {
+            let $g = aes_gcm::Aes256Gcm::new_from_slice(&KEY[..32]).expect("key length");
+            $make
+        }
+    };
+}
+
+fn rustcrypto_open(len: usize) -> Box<dyn Op> {
+    use aes_gcm::aead::{AeadInOut, KeyInit};
+    let nonce = NONCE.into();
+    with_rustcrypto!(len, g => {
+        let g = Rc::new(g);
+        let g2 = g.clone();
+        open_op(
+            move |b| {
+                g.encrypt_inout_detached(&nonce, &[], b.into())
+                    .expect("seal")
+                    .into()
+            },
+            move |b, t| {
+                g2.decrypt_inout_detached(&nonce, &[], b.into(), t.into())
+                    .is_ok()
+            },
+        )
+    })
+}
+
+fn rustcrypto_seal(len: usize) -> Box<dyn Op> {
+    use aes_gcm::aead::{AeadInOut, KeyInit};
+    let nonce = NONCE.into();
+    with_rustcrypto!(len, g => op(move |buf| {
+        black_box(g.encrypt_inout_detached(&nonce, &[], buf.into()).ok());
+    }))
+}
+
+fn ring_open(len: usize) -> Result<Box<dyn Op>, String> {
+    use ring::aead::{Aad, Nonce, Tag};
+    let key = Rc::new(ring_key(len)?);
     let key2 = key.clone();
     Ok(open_op(
         move |buf| {
@@ -225,118 +293,9 @@ fn ring_open<const K: usize>() -> Result<Box<dyn Op>, String> {
     ))
 }
 
-fn backends() -> Vec<BackendInfo> {
-    backend_infos!(Backend)
-}
-
-/// fastcrypt's cipher for a key length, with its backend (`None`: auto).
-enum Gcm {
-    A128(Aes128Gcm),
-    A256(Aes256Gcm),
-}
-
-fn fastcrypt_gcm<const K: usize>(backend: Option<Backend>) -> Option<Gcm> {
-    let key = [0x42u8; K];
-    match K {
-        16 => {
-            let key: &[u8; 16] = key[..].try_into().ok()?;
-            Some(Gcm::A128(match backend {
-                None => Aes128Gcm::new(key),
-                Some(b) => Aes128Gcm::with_backend(b, key).ok()?,
-            }))
-        }
-        _ => {
-            let key: &[u8; 32] = key[..].try_into().ok()?;
-            Some(Gcm::A256(match backend {
-                None => Aes256Gcm::new(key),
-                Some(b) => Aes256Gcm::with_backend(b, key).ok()?,
-            }))
-        }
-    }
-}
-
-fn fastcrypt_op(gcm: Gcm) -> Box<dyn Op> {
-    match gcm {
-        Gcm::A128(g) => op(move |buf| {
-            black_box(g.seal_in_place_detached(&NONCE, &[], buf).ok());
-        }),
-        Gcm::A256(g) => op(move |buf| {
-            black_box(g.seal_in_place_detached(&NONCE, &[], buf).ok());
-        }),
-    }
-}
-
-fn implementations<const K: usize>() -> Vec<Implementation> {
-    // K is 16 or 32 (the two registrations above), so this cannot fail.
-    let auto = fastcrypt_gcm::<K>(None).expect("AES-GCM key of 16 or 32 bytes");
-    let mut v = vec![Implementation::auto(fastcrypt_op(auto))];
-    for (&b, info) in Backend::ALL.iter().zip(backends()) {
-        let run = fastcrypt_gcm::<K>(Some(b)).map(fastcrypt_op);
-        v.push(Implementation::backend(&info, run));
-    }
-    v.push(Implementation::peer(
-        "openssl",
-        "openssl",
-        openssl_seal::<K>(),
-    ));
-    v.push(Implementation::peer(
-        "rustcrypto",
-        "rustcrypto",
-        Ok(rustcrypto_seal::<K>()),
-    ));
-    v.push(Implementation::peer("ring", "ring", ring_seal::<K>()));
-    v
-}
-
-/// EVP with the key schedule kept and a new IV per message, sealing in place.
-fn openssl_seal<const K: usize>() -> Result<Box<dyn Op>, String> {
-    use openssl::cipher::Cipher;
-    use openssl::cipher_ctx::CipherCtx;
-    let cipher = if K == 16 {
-        Cipher::aes_128_gcm()
-    } else {
-        Cipher::aes_256_gcm()
-    };
-    let key = [0x42u8; K];
-    let why = |e: openssl::error::ErrorStack| format!("AES-GCM: {e}");
-    let mut ctx = CipherCtx::new().map_err(why)?;
-    ctx.encrypt_init(Some(cipher), Some(&key), Some(&NONCE))
-        .map_err(why)?;
-    Ok(op(move |buf| {
-        let mut tag = [0u8; 16];
-        ctx.encrypt_init(None, None, Some(&NONCE))
-            .expect("EVP_EncryptInit_ex");
-        let n = buf.len();
-        ctx.cipher_update_inplace(buf, n)
-            .expect("EVP_EncryptUpdate");
-        ctx.cipher_final(&mut [0u8; 16])
-            .expect("EVP_EncryptFinal_ex");
-        ctx.tag(&mut tag).expect("EVP_CTRL_GCM_GET_TAG");
-        black_box(tag);
-    }))
-}
-
-fn rustcrypto_seal<const K: usize>() -> Box<dyn Op> {
-    use aes_gcm::aead::{AeadInOut, KeyInit};
-    let nonce = NONCE.into();
-    if K == 16 {
-        let g = aes_gcm::Aes128Gcm::new(&[0x42u8; 16].into());
-        op(move |buf| {
-            black_box(g.encrypt_inout_detached(&nonce, &[], buf.into()).ok());
-        })
-    } else {
-        let g = aes_gcm::Aes256Gcm::new(&[0x42u8; 32].into());
-        op(move |buf| {
-            black_box(g.encrypt_inout_detached(&nonce, &[], buf.into()).ok());
-        })
-    }
-}
-
-fn ring_seal<const K: usize>() -> Result<Box<dyn Op>, String> {
-    use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_128_GCM, AES_256_GCM};
-    let alg = if K == 16 { &AES_128_GCM } else { &AES_256_GCM };
-    let key = UnboundKey::new(alg, &[0x42u8; K]).map_err(|_| "ring: key rejected".to_string())?;
-    let key = LessSafeKey::new(key);
+fn ring_seal(len: usize) -> Result<Box<dyn Op>, String> {
+    use ring::aead::{Aad, Nonce};
+    let key = ring_key(len)?;
     Ok(op(move |buf| {
         let nonce = Nonce::assume_unique_for_key(NONCE);
         black_box(

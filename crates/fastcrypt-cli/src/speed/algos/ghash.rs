@@ -3,7 +3,8 @@
 //! implementation; one operation hashes the whole buffer (zero-padded to a
 //! block) from a fresh state and finalizes, as GCM does for one message.
 
-use super::{backend_infos, op, Algorithm, BackendInfo, Implementation, Op};
+use super::{backend_rows, op, Algorithm, Implementation, Op, RowNames};
+use crate::backends::backend_table;
 use fastcrypt::ghash::{Backend, GHash};
 use std::hint::black_box;
 
@@ -12,9 +13,8 @@ pub static ALGORITHM: Algorithm = Algorithm {
     go_family: "GHASH",
     // The sizes GHASH meets inside AES-GCM.
     default_sizes: super::AEAD_SIZES,
-    row_name: |n| super::cipher_row_name("GHASH_", n),
-    backends,
-    auto_picks: || Backend::fastest().name(),
+    rows: RowNames::Prefixed("GHASH_"),
+    backends: backend_table::<Backend>,
     implementations,
 };
 
@@ -22,10 +22,6 @@ pub static ALGORITHM: Algorithm = Algorithm {
 const H: [u8; 16] = [
     0x66, 0xe9, 0x4b, 0xd4, 0xef, 0x8a, 0x2c, 0x3b, 0x88, 0x4c, 0xfa, 0x59, 0xca, 0x34, 0x2b, 0x2e,
 ];
-
-fn backends() -> Vec<BackendInfo> {
-    backend_infos!(Backend)
-}
 
 /// fastcrypt keeps `H`'s powers across messages: `finalize_reset` starts
 /// the next message without redoing the key setup.
@@ -38,10 +34,9 @@ fn fastcrypt_op(mut g: GHash) -> Box<dyn Op> {
 
 fn implementations() -> Vec<Implementation> {
     let mut v = vec![Implementation::auto(fastcrypt_op(GHash::new(&H)))];
-    for (&b, info) in Backend::ALL.iter().zip(backends()) {
-        let run = GHash::with_backend(b, &H).ok().map(fastcrypt_op);
-        v.push(Implementation::backend(&info, run));
-    }
+    v.extend(backend_rows(|b| {
+        GHash::with_backend(b, &H).ok().map(fastcrypt_op)
+    }));
     v.push(
         Implementation::peer("openssl", "openssl", openssl_gmac()).about(
             "GMAC: AES-128-GCM with the buffer as AAD only (EVP, key schedule kept, \

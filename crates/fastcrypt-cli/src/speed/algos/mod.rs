@@ -19,6 +19,8 @@
 //! - keyed primitives set the key up once, outside the measured loop, as
 //!   Go's benchmarks do.
 
+use crate::backends::BackendTable;
+use fastcrypt::PrimitiveBackend;
 use std::hint::black_box;
 
 mod aes_gcm;
@@ -45,41 +47,16 @@ pub struct Algorithm {
     pub go_family: &'static str,
     /// Sizes measured when `--sizes` is not given.
     pub default_sizes: &'static [usize],
-    /// The row name for a size, e.g. `Hash8Bytes`, `Hash1K`, `RC4_128`.
-    pub row_name: fn(usize) -> String,
-    /// fastcrypt's backends for it, runnable here or not, slowest first
-    /// (`--backend` names and `--list`).
-    pub backends: fn() -> Vec<BackendInfo>,
-    /// The backend fastcrypt's default constructor picks on this CPU.
-    pub auto_picks: fn() -> &'static str,
+    /// The row names, e.g. `Hash8Bytes`, `Hash1K`, `RC4_128`.
+    pub rows: RowNames,
+    /// fastcrypt's backends for it, runnable here or not, slowest first,
+    /// and the one its default constructor picks (`--backend` names,
+    /// `--list` and the header's `auto` line).
+    pub backends: fn() -> BackendTable,
     /// Every implementation, in table order: `auto`, each fastcrypt
     /// backend (unavailable ones too, as n/a), then the peers.
     pub implementations: fn() -> Vec<Implementation>,
 }
-
-/// A fastcrypt backend as `fastcrypt speed` sees it.
-#[derive(Clone, Debug)]
-pub struct BackendInfo {
-    pub name: &'static str,
-    pub needs: &'static str,
-    pub available: bool,
-}
-
-/// The library's backend enums share one inherent API (made by its
-/// `define_backends!`) but no trait; this turns one into [`BackendInfo`]s.
-macro_rules! backend_infos {
-    ($backend:ty) => {
-        <$backend>::ALL
-            .iter()
-            .map(|b| $crate::speed::algos::BackendInfo {
-                name: b.name(),
-                needs: b.needs(),
-                available: b.is_available(),
-            })
-            .collect()
-    };
-}
-use backend_infos;
 
 /// Where an implementation comes from; `--backend` selects fastcrypt's,
 /// `--peers` the others by group.
@@ -118,17 +95,6 @@ impl Implementation {
         }
     }
 
-    /// A fastcrypt backend: its operation, or `None` when this CPU lacks it
-    /// (the row then says `n/a (needs ...)`).
-    pub fn backend(info: &BackendInfo, op: Option<Box<dyn Op>>) -> Self {
-        Implementation {
-            name: info.name,
-            origin: Origin::Backend,
-            op: op.ok_or_else(|| needs_text(info.needs)),
-            about: "",
-        }
-    }
-
     pub fn peer(group: &'static str, name: &'static str, op: Result<Box<dyn Op>, String>) -> Self {
         Implementation {
             name,
@@ -144,8 +110,25 @@ impl Implementation {
     }
 }
 
+/// A row for every backend of `B`, runnable here or not: `make` returns
+/// the backend's operation, or `None` when this CPU lacks it (the row then
+/// says `n/a (needs ...)`).
+pub fn backend_rows<B: PrimitiveBackend>(
+    mut make: impl FnMut(B) -> Option<Box<dyn Op>>,
+) -> Vec<Implementation> {
+    B::ALL
+        .iter()
+        .map(|&b| Implementation {
+            name: b.name(),
+            origin: Origin::Backend,
+            op: make(b).ok_or_else(|| needs_text(b.needs())),
+            about: "",
+        })
+        .collect()
+}
+
 /// The n/a reason for a backend this CPU lacks.
-pub fn needs_text(needs: &str) -> String {
+fn needs_text(needs: &str) -> String {
     if needs.is_empty() {
         "not in this build".into()
     } else {
@@ -180,22 +163,27 @@ pub fn op(f: impl FnMut(&mut [u8]) + 'static) -> Box<dyn Op> {
     Box::new(Looped(f))
 }
 
-/// Row names in Go's style for hashes: `Hash8Bytes`, `Hash320Bytes`,
-/// `Hash1K`, `Hash8K`.
-pub fn hash_row_name(size: usize) -> String {
-    if size >= 1024 && size.is_multiple_of(1024) {
-        format!("Hash{}K", size / 1024)
-    } else {
-        format!("Hash{size}Bytes")
-    }
+/// How an algorithm names its rows, in Go's style.
+#[derive(Clone, Copy, Debug)]
+pub enum RowNames {
+    /// `Hash8Bytes`, `Hash320Bytes`, `Hash1K`, `Hash8K`.
+    Hash,
+    /// The prefix and the size: `RC4_128`, `RC4_1K`, `Seal_8K`.
+    Prefixed(&'static str),
 }
 
-/// Row names in Go's style for ciphers: `RC4_128`, `RC4_1K`, `RC4_8K`.
-pub fn cipher_row_name(prefix: &str, size: usize) -> String {
-    if size >= 1024 && size.is_multiple_of(1024) {
-        format!("{prefix}{}K", size / 1024)
-    } else {
-        format!("{prefix}{size}")
+impl RowNames {
+    /// The row name for `size` bytes.
+    pub fn name(self, size: usize) -> String {
+        let (prefix, suffix) = match self {
+            RowNames::Hash => ("Hash", "Bytes"),
+            RowNames::Prefixed(prefix) => (prefix, ""),
+        };
+        if size >= 1024 && size.is_multiple_of(1024) {
+            format!("{prefix}{}K", size / 1024)
+        } else {
+            format!("{prefix}{size}{suffix}")
+        }
     }
 }
 

@@ -3,7 +3,8 @@
 //! set up once and each operation XORs the next stretch of one continuing
 //! keystream into the buffer.
 
-use super::{backend_infos, op, Algorithm, BackendInfo, Implementation, Op};
+use super::{backend_rows, op, Algorithm, Implementation, Op, RowNames};
+use crate::backends::backend_table;
 use fastcrypt::rc4::{Backend, Rc4};
 use std::hint::black_box;
 
@@ -11,17 +12,12 @@ pub static ALGORITHM: Algorithm = Algorithm {
     name: "rc4",
     go_family: "RC4",
     default_sizes: super::STREAM_SIZES,
-    row_name: |n| super::cipher_row_name("RC4_", n),
-    backends,
-    auto_picks: || Backend::fastest().name(),
+    rows: RowNames::Prefixed("RC4_"),
+    backends: backend_table::<Backend>,
     implementations,
 };
 
 const KEY: [u8; 16] = *b"fastcrypt rc4 k!";
-
-fn backends() -> Vec<BackendInfo> {
-    backend_infos!(Backend)
-}
 
 fn fastcrypt_op(mut c: Rc4) -> Box<dyn Op> {
     op(move |buf| {
@@ -34,10 +30,9 @@ fn implementations() -> Vec<Implementation> {
     // A 16-byte key is always valid.
     let auto = Rc4::new(&KEY).expect("16-byte RC4 key");
     let mut v = vec![Implementation::auto(fastcrypt_op(auto))];
-    for (&b, info) in Backend::ALL.iter().zip(backends()) {
-        let run = Rc4::with_backend(b, &KEY).ok().map(fastcrypt_op);
-        v.push(Implementation::backend(&info, run));
-    }
+    v.extend(backend_rows(|b| {
+        Rc4::with_backend(b, &KEY).ok().map(fastcrypt_op)
+    }));
     v.push(
         Implementation::peer("openssl", "openssl", openssl_rc4())
             .about("EVP RC4 from OpenSSL 3's legacy provider, in place"),

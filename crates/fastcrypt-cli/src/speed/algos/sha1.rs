@@ -3,7 +3,8 @@
 //! operation hashes the whole buffer from a fresh state and finalizes, as
 //! Go's `BenchmarkHash*` do.
 
-use super::{backend_infos, op, Algorithm, BackendInfo, Implementation};
+use super::{backend_rows, op, Algorithm, Implementation, RowNames};
+use crate::backends::backend_table;
 use fastcrypt::sha1::{Backend, Sha1};
 use std::hint::black_box;
 
@@ -11,15 +12,10 @@ pub static ALGORITHM: Algorithm = Algorithm {
     name: "sha1",
     go_family: "SHA1",
     default_sizes: super::HASH_SIZES,
-    row_name: super::hash_row_name,
-    backends,
-    auto_picks: || Backend::fastest().name(),
+    rows: RowNames::Hash,
+    backends: backend_table::<Backend>,
     implementations,
 };
-
-fn backends() -> Vec<BackendInfo> {
-    backend_infos!(Backend)
-}
 
 fn implementations() -> Vec<Implementation> {
     // `auto` is the one-shot API a user calls: it picks the backend per call.
@@ -28,17 +24,16 @@ fn implementations() -> Vec<Implementation> {
     }))];
     // A forced backend does what `auto` does with the choice made: a new
     // hasher per message, so Hash8Bytes shows the per-call overhead of each.
-    for (&b, info) in Backend::ALL.iter().zip(backends()) {
-        let run = b.is_available().then(|| {
+    v.extend(backend_rows(|b: Backend| {
+        b.is_available().then(|| {
             op(move |buf| {
                 if let Ok(mut h) = Sha1::with_backend(b) {
                     h.update(buf);
                     black_box(h.finalize());
                 }
             })
-        });
-        v.push(Implementation::backend(&info, run));
-    }
+        })
+    }));
     v.push(Implementation::peer(
         "openssl",
         "openssl",

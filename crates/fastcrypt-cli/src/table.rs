@@ -1,5 +1,5 @@
 //! Aligned text tables and their Markdown twins, shared by every table the
-//! speed lab and `benchcmp` print.
+//! speed lab and `benchcmp` print, and the number format of their cells.
 
 /// A column: header, alignment, and the separator printed before it in text
 /// mode (so a layout like benchcmp's `%-*s %12s %12s  %7s` is exact).
@@ -163,9 +163,36 @@ impl Table {
     }
 }
 
+/// Go's `prettyPrint` for ns/op: integers from 100 up, then three or four
+/// significant digits.
+pub fn ns_text(x: f64) -> String {
+    let a = x.abs();
+    if x == 0.0 {
+        "0".into()
+    } else if a >= 99.95 {
+        format!("{x:.0}")
+    } else if a >= 9.995 {
+        format!("{x:.1}")
+    } else if a >= 0.9995 {
+        format!("{x:.2}")
+    } else if a >= 0.099995 {
+        format!("{x:.3}")
+    } else {
+        format!("{x:.4}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pretty_ns() {
+        assert_eq!(ns_text(774.0), "774");
+        assert_eq!(ns_text(48394.4), "48394");
+        assert_eq!(ns_text(68.25), "68.2");
+        assert_eq!(ns_text(5.123), "5.12");
+    }
 
     #[test]
     fn benchcmp_layout() {

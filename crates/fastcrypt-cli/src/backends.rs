@@ -1,0 +1,39 @@
+//! A primitive's backends as the CLI shows them. Read through the library's
+//! [`PrimitiveBackend`] trait, so a backend added to a primitive shows up
+//! here, in `fastcrypt cpu` and in the speed lab with no change to the CLI.
+
+use fastcrypt::PrimitiveBackend;
+
+/// One backend: its name, the CPU features it needs, and whether it runs
+/// here.
+#[derive(Clone, Debug)]
+pub struct BackendRow {
+    pub name: &'static str,
+    pub needs: &'static str,
+    pub available: bool,
+}
+
+/// Every backend of one primitive, slowest first, and the default choice.
+pub struct BackendTable {
+    /// The library's name for the primitive (`sha1`, `aes-gcm`, ...).
+    pub primitive: &'static str,
+    pub rows: Vec<BackendRow>,
+    /// The backend the primitive's `new()` picks on this CPU.
+    pub fastest: &'static str,
+}
+
+/// The table of backend type `B`.
+pub fn backend_table<B: PrimitiveBackend>() -> BackendTable {
+    BackendTable {
+        primitive: B::PRIMITIVE,
+        rows: B::ALL
+            .iter()
+            .map(|&b| BackendRow {
+                name: b.name(),
+                needs: b.needs(),
+                available: b.is_available(),
+            })
+            .collect(),
+        fastest: B::fastest().name(),
+    }
+}

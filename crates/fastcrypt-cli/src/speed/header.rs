@@ -1,0 +1,137 @@
+//! What every report says about the run: the machine, the toolchain, the
+//! date, what `auto` picks, and how the samples were taken.
+
+use super::algos::Algorithm;
+use super::engine::Plan;
+use crate::machine;
+use std::time::Duration;
+
+/// What the header of every format says.
+pub struct Header {
+    pub cpu: String,
+    /// The detected features (CPU flags and OS state).
+    pub features: Vec<&'static str>,
+    pub rustc: &'static str,
+    pub openssl: &'static str,
+    pub date: String,
+    /// `(algorithm, backend auto picks)`.
+    pub auto: Vec<(&'static str, &'static str)>,
+    pub plan: Plan,
+    pub cpu_ghz: Option<f64>,
+    /// `OPENSSL_ia32cap`, when set (it changes which path OpenSSL takes).
+    pub ia32cap: Option<String>,
+    pub command: String,
+    /// Whether to print all of the above, or only `command`.
+    pub full: bool,
+}
+
+impl Header {
+    pub fn new(algos: &[&Algorithm], plan: Plan, cpu_ghz: Option<f64>, full: bool) -> Header {
+        Header {
+            cpu: machine::cpu_model(),
+            features: machine::present_features(),
+            rustc: env!("FASTCRYPT_RUSTC_VERSION"),
+            openssl: openssl::version::version(),
+            date: utc_now(),
+            auto: algos
+                .iter()
+                .map(|a| (a.name, (a.backends)().fastest))
+                .collect(),
+            plan,
+            cpu_ghz,
+            ia32cap: std::env::var("OPENSSL_ia32cap").ok(),
+            command: command_line(),
+            full,
+        }
+    }
+
+    /// How the cells were sampled, given the rounds actually taken.
+    pub fn timing(&self, rounds: usize) -> String {
+        let plan = &self.plan;
+        let rounds = if rounds > plan.samples {
+            format!(
+                "{rounds} (--samples {}, more rounds for --compare's load filter)",
+                plan.samples
+            )
+        } else {
+            rounds.to_string()
+        };
+        format!(
+            "median [min, max] of {rounds} interleaved samples per cell, ~{} each (--min-time {}); MB/s = 10^6 bytes/s",
+            duration_text(plan.sample_time()),
+            duration_text(plan.min_time)
+        )
+    }
+
+    /// The `cycles/B` line: what the column means, or why it is absent.
+    pub fn cycles(&self) -> String {
+        match self.cpu_ghz {
+            Some(g) => format!("ns/op x {g} GHz (--cpu-ghz, the clock you stated)"),
+            None => "not shown: no known fixed core clock (see --cpu-ghz in --help)".into(),
+        }
+    }
+}
+
+fn duration_text(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s >= 1.0 {
+        format!("{}s", trim_float(s))
+    } else if s >= 1e-3 {
+        format!("{}ms", trim_float(s * 1e3))
+    } else {
+        format!("{}us", trim_float(s * 1e6))
+    }
+}
+
+fn trim_float(x: f64) -> String {
+    let s = format!("{x:.2}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+fn command_line() -> String {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    format!("fastcrypt {}", args.join(" "))
+}
+
+/// The date and time in UTC, `YYYY-MM-DD HH:MM:SS UTC`.
+fn utc_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    format_utc(secs)
+}
+
+/// Civil date from days since 1970-01-01 (the proleptic Gregorian
+/// calendar counted in 400-year eras of 146097 days, as in Howard
+/// Hinnant's `civil_from_days`).
+fn format_utc(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        assert_eq!(format_utc(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(format_utc(951_782_400), "2000-02-29 00:00:00 UTC");
+        assert_eq!(format_utc(1_700_000_000), "2023-11-14 22:13:20 UTC");
+    }
+}

@@ -1,0 +1,58 @@
+//! Go benchmark lines, one per sample (like `go test -count=N`), so that
+//! benchstat and `fastcrypt benchcmp` see the spread.
+
+use super::super::engine::State;
+use super::{go_name, header_lines, Run};
+use crate::table::ns_text;
+use std::fmt::Write as _;
+
+pub fn render(run: &Run) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "goos: {}", std::env::consts::OS);
+    let _ = writeln!(out, "goarch: {}", go_arch());
+    let _ = writeln!(out, "pkg: fastcrypt");
+    let _ = writeln!(out, "cpu: {}", run.header.cpu);
+    for (k, v) in header_lines(run) {
+        if k != "cpu" {
+            let _ = writeln!(out, "# {k}: {v}");
+        }
+    }
+    let width = run
+        .cells
+        .iter()
+        .map(|c| go_name(run, c).len())
+        .max()
+        .unwrap_or(0);
+    for c in &run.cells {
+        let name = go_name(run, c);
+        match &c.state {
+            State::NotAvailable(why) => {
+                let _ = writeln!(out, "# {name}: n/a ({why})");
+            }
+            State::Runnable(r) => {
+                for &ns in &r.samples {
+                    let mut line =
+                        format!("{name:<width$}  {:>10}  {:>10} ns/op", r.iters, ns_text(ns));
+                    if c.size > 0 && ns > 0.0 {
+                        let _ = write!(line, "  {:>10.2} MB/s", c.size as f64 * 1e3 / ns);
+                        if let Some(g) = run.header.cpu_ghz {
+                            let _ = write!(line, "  {:>8.2} cycles/B", ns * g / c.size as f64);
+                        }
+                    }
+                    out.push_str(&line);
+                    out.push('\n');
+                }
+            }
+        }
+    }
+    out
+}
+
+fn go_arch() -> &'static str {
+    match std::env::consts::ARCH {
+        "x86_64" => "amd64",
+        "x86" => "386",
+        "aarch64" => "arm64",
+        other => other,
+    }
+}
