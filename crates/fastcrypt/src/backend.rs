@@ -214,11 +214,11 @@ macro_rules! define_backends {
             const ALL: &'static [Backend] = &[$(Backend::$var),+];
 
             fn name(self) -> &'static str {
-                match self { $(Backend::$var => $name,)+ }
+                Backend::name(self)
             }
 
             fn needs(self) -> &'static str {
-                match self { $(Backend::$var => define_backends!(@needs $($tok)?),)+ }
+                Backend::needs(self)
             }
 
             fn is_available(self) -> bool {
@@ -233,13 +233,15 @@ macro_rules! define_backends {
             const NAMES: &'static [&'static str] = &[$($name),+];
 
             /// The backend's name: what `Display` prints and `FromStr` reads.
-            pub fn name(self) -> &'static str {
-                $crate::PrimitiveBackend::name(self)
+            pub const fn name(self) -> &'static str {
+                match self { $(Backend::$var => $name,)+ }
             }
 
-            /// The CPU features the backend needs (empty for portable code).
-            pub fn needs(self) -> &'static str {
-                $crate::PrimitiveBackend::needs(self)
+            /// The CPU features the backend needs (empty for portable
+            /// code): exactly what its proof token checks, as
+            /// `/proc/cpuinfo` names.
+            pub const fn needs(self) -> &'static str {
+                match self { $(Backend::$var => define_backends!(@needs $($tok)?),)+ }
             }
 
             /// The backends this CPU (and this build) can run, slowest first.
