@@ -7,7 +7,7 @@
 
 use super::common::{check_eq, painted, per_backend, rng, GuardPage, TestResult};
 use fastcrypt::ghash::{Backend, GHash};
-use libtest_mimic::{Completion, Trial};
+use libtest_mimic::Trial;
 use rand::Rng;
 
 fn ghash(b: Backend, h: &[u8; 16]) -> GHash {
@@ -605,23 +605,20 @@ fn backend_api() -> TestResult {
 }
 
 // ---------------------------------------------------------------------------
-// Constant time: the ctgrind technique (A. Langley, 2010). Memcheck tracks
-// which bits are "undefined" and reports a conditional branch or a memory
-// address that depends on them. The probes mark H undefined, run the
-// portable backend (key setup, updates, clone, finalize) and mark the
-// output defined again before looking at it; under valgrind, any branch or
-// table index derived from H is reported. Outside valgrind the client
-// requests are no-ops and the probes are ordinary (passing) tests.
+// Constant time (see `super::valgrind`). The probes mark H undefined, run
+// the portable backend (key setup, updates, clone, finalize) and
+// declassify only the output; under valgrind, any branch or table index
+// derived from H is reported.
 //
-// `scripts/ct-check.sh` runs this binary's probes under valgrind; the
+// `scripts/ct-check.sh` runs these probes by name under valgrind; the
 // `ghash_ct_valgrind` trial runs that script on this very binary when
 // valgrind is installed, and is reported as ignored, with the reason, when
 // it is not. The two `leaky` probes are the proof that the check can fail:
 // a table lookup indexed by H and a branch on H, each of which must be
 // flagged.
 mod ct {
+    use super::super::valgrind::{check_environment, public, run_script, secret};
     use super::*;
-    use std::process::Command;
 
     pub fn register(trials: &mut Vec<Trial>) {
         trials.push(Trial::test("ghash_ct_probe/portable", probe_portable));
@@ -630,98 +627,12 @@ mod ct {
             "ghash_ct_probe/leaky_branch",
             probe_leaky_branch,
         ));
-        trials.push(Trial::ignorable_test(
-            "ghash_ct_valgrind",
-            run_under_valgrind,
-        ));
-    }
-
-    /// Valgrind client request (valgrind.h's `VALGRIND_DO_CLIENT_REQUEST`):
-    /// a rotate sequence that is a no-op on the CPU and that valgrind's JIT
-    /// recognises, then `xchg rbx, rbx`; `rax` points at the request and
-    /// its arguments, `rdx` carries the default in and the result out.
-    #[cfg(all(target_arch = "x86_64", any(target_os = "linux", target_os = "macos")))]
-    fn client_request(default: usize, args: [usize; 6]) -> usize {
-        let mut result = default;
-        // SAFETY: the rotations by 3+13+61+51 = 128 bits leave rdi as it
-        // was, `xchg rbx, rbx` changes nothing, and outside valgrind that
-        // is all that runs; under valgrind the request only reads `args`
-        // and changes valgrind's own bookkeeping.
-        unsafe {
-            core::arch::asm!(
-                "rol rdi, 3",
-                "rol rdi, 13",
-                "rol rdi, 61",
-                "rol rdi, 51",
-                "xchg rbx, rbx",
-                inout("rdx") result,
-                in("rax") args.as_ptr(),
-                inout("rdi") 0usize => _,
-            );
-        }
-        result
-    }
-
-    /// The same request for 32-bit x86 (rotations by 3+13+29+19 = 64 bits).
-    #[cfg(all(target_arch = "x86", target_os = "linux"))]
-    fn client_request(default: usize, args: [usize; 6]) -> usize {
-        let mut result = default;
-        // SAFETY: as for x86-64: the sequence has no effect on the CPU.
-        unsafe {
-            core::arch::asm!(
-                "rol edi, 3",
-                "rol edi, 13",
-                "rol edi, 29",
-                "rol edi, 19",
-                "xchg ebx, ebx",
-                inout("edx") result,
-                in("eax") args.as_ptr(),
-                inout("edi") 0usize => _,
-            );
-        }
-        result
-    }
-
-    #[cfg(not(any(
-        all(target_arch = "x86_64", any(target_os = "linux", target_os = "macos")),
-        all(target_arch = "x86", target_os = "linux")
-    )))]
-    fn client_request(default: usize, _args: [usize; 6]) -> usize {
-        default
-    }
-
-    /// memcheck.h: `VG_USERREQ_TOOL_BASE('M', 'C') + 1` and `+ 2`.
-    const MAKE_MEM_UNDEFINED: usize = 0x4d43_0001;
-    const MAKE_MEM_DEFINED: usize = 0x4d43_0002;
-    /// valgrind.h: `VG_USERREQ__RUNNING_ON_VALGRIND`.
-    const RUNNING_ON_VALGRIND: usize = 0x1001;
-
-    fn secret<T>(x: &T) {
-        let p = x as *const T as usize;
-        client_request(
-            0,
-            [MAKE_MEM_UNDEFINED, p, std::mem::size_of::<T>(), 0, 0, 0],
-        );
-    }
-
-    fn public<T>(x: &T) {
-        let p = x as *const T as usize;
-        client_request(0, [MAKE_MEM_DEFINED, p, std::mem::size_of::<T>(), 0, 0, 0]);
-    }
-
-    fn running_on_valgrind() -> bool {
-        client_request(0, [RUNNING_ON_VALGRIND, 0, 0, 0, 0, 0]) != 0
-    }
-
-    /// The script sets this so that a probe run outside valgrind (a broken
-    /// script, a valgrind that did not start the binary) fails loudly.
-    fn check_environment() -> TestResult {
-        if std::env::var_os("FASTCRYPT_CT_EXPECT_VALGRIND").is_some() && !running_on_valgrind() {
-            return Err(
-                "FASTCRYPT_CT_EXPECT_VALGRIND is set but this is not running under valgrind".into(),
-            );
-        }
-        Ok(())
+        trials.push(Trial::ignorable_test("ghash_ct_valgrind", || {
+            run_script(
+                "scripts/ct-check.sh",
+                "the constant-time check of portable GHASH",
+            )
+        }));
     }
 
     const H: &str = "b83b533708bf535d0aa6e52980d53b78";
@@ -792,40 +703,5 @@ mod ct {
         }
         public(&n);
         check_eq("branch", &n.to_le_bytes(), &want.to_le_bytes())
-    }
-
-    fn run_under_valgrind() -> Result<Completion, libtest_mimic::Failed> {
-        if !cfg!(target_os = "linux") {
-            return Ok(Completion::ignored_with(
-                "the constant-time check runs on Linux only",
-            ));
-        }
-        if Command::new("valgrind").arg("--version").output().is_err() {
-            return Ok(Completion::ignored_with(
-                "valgrind is not installed: the constant-time check of portable GHASH did not run \
-                 (apt-get install valgrind, or run scripts/ct-check.sh)",
-            ));
-        }
-        let script =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/ct-check.sh");
-        let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
-        let out = Command::new("bash")
-            .arg(&script)
-            .arg("--bin")
-            .arg(&exe)
-            .output()
-            .map_err(|e| format!("{}: {e}", script.display()))?;
-        if out.status.success() {
-            Ok(Completion::Completed)
-        } else {
-            Err(format!(
-                "{} failed ({}):\n{}{}",
-                script.display(),
-                out.status,
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            )
-            .into())
-        }
     }
 }

@@ -1,11 +1,13 @@
 //! Registration of every test group. Each primitive's module has a
-//! `register(&mut Vec<Trial>)`.
+//! `register(&mut Vec<Trial>)`; `common` and `valgrind` are the helpers
+//! they share.
 
 mod aes_gcm;
 pub mod common;
 mod ghash;
 mod rc4;
 mod sha1;
+mod valgrind;
 
 pub fn register_all(trials: &mut Vec<libtest_mimic::Trial>) {
     aes_gcm::register(trials);
