@@ -1,5 +1,7 @@
-//! Shared helpers: per-backend registration, vector-file access, inputs.
+//! Shared helpers: per-backend registration, the generic backend-API
+//! test, vector files, inputs.
 
+use fastcrypt::PrimitiveBackend;
 use libtest_mimic::{Failed, Trial};
 use std::fmt::Display;
 use std::path::PathBuf;
@@ -18,29 +20,138 @@ fn required(backend: &str) -> bool {
     }
 }
 
-/// Registers `test` once per backend in `all`, named `<name>/<backend>`.
-/// `check` says whether the backend runs here (for example
-/// `|b| Sha1::with_backend(b).map(drop)`). Backends it refuses become
-/// ignored trials, or failing ones when required by the environment.
-pub fn per_backend<B, C, F>(trials: &mut Vec<Trial>, name: &str, all: &[B], check: C, test: F)
+/// Registers `test` once per backend of `B`, named `<name>/<backend>`.
+/// Backends that cannot run here (`b.check()` fails) become ignored trials, or
+/// failing ones when required by the environment, so a CI machine known to
+/// have every feature cannot pass by skipping a kernel.
+pub fn per_backend<B, F>(trials: &mut Vec<Trial>, name: &str, test: F)
 where
-    B: Copy + Display + Send + 'static,
-    C: Fn(B) -> Result<(), fastcrypt::Unsupported>,
+    B: PrimitiveBackend,
     F: Fn(B) -> TestResult + Clone + Send + 'static,
 {
-    for &b in all {
+    for &b in B::ALL {
         let full = format!("{name}/{b}");
-        match check(b) {
+        match b.check() {
             Ok(()) => {
                 let t = test.clone();
                 trials.push(Trial::test(full, move || t(b)));
             }
-            Err(e) if required(&b.to_string()) => {
+            Err(e) if required(b.name()) => {
                 let msg = format!("required backend is unavailable: {e}");
                 trials.push(Trial::test(full, move || Err(msg.into())));
             }
             Err(_) => {
                 trials.push(Trial::test(full, || Ok(())).with_ignored_flag(true));
+            }
+        }
+    }
+}
+
+/// The backend API that every primitive shares, checked through one of
+/// its types: `build(b)` is that type's `with_backend(b, ..)` mapped to the
+/// object's `backend()`, `default()` is `new(..)`'s `backend()`. Every
+/// backend is tried, available or not, so this runs once, not per backend.
+pub fn backend_api<B, E>(build: impl Fn(B) -> Result<B, E>, default: impl Fn() -> B) -> TestResult
+where
+    B: PrimitiveBackend,
+    E: Display,
+{
+    let fail = |msg: String| -> TestResult { Err(format!("{}: {msg}", B::PRIMITIVE).into()) };
+    let portable = B::ALL[0];
+    if portable.name() != "portable" || !portable.needs().is_empty() {
+        return fail(format!("ALL[0] is {portable}, not the portable backend"));
+    }
+    let available = B::available();
+    let listed: Vec<B> = B::ALL
+        .iter()
+        .copied()
+        .filter(|b| b.is_available())
+        .collect();
+    if available != listed {
+        return fail(format!(
+            "available() {available:?} is not ALL filtered by is_available()"
+        ));
+    }
+    if available.first() != Some(&portable) {
+        return fail(format!(
+            "available() {available:?} does not start with portable"
+        ));
+    }
+    let fastest = B::fastest();
+    if available.last() != Some(&fastest) {
+        return fail(format!(
+            "fastest() {fastest} is not the last of {available:?}"
+        ));
+    }
+    if default() != fastest {
+        return fail(format!(
+            "new() picks {}, not fastest() {fastest}",
+            default()
+        ));
+    }
+    for &b in B::ALL {
+        if b.check().is_ok() != b.is_available() {
+            return fail(format!("{b}: check() disagrees with is_available()"));
+        }
+        match (build(b), b.check()) {
+            (Ok(got), Ok(())) if got == b => {}
+            (Ok(got), Ok(())) => return fail(format!("with_backend({b}) built {got}")),
+            (Ok(_), Err(e)) => return fail(format!("with_backend({b}) built, but check(): {e}")),
+            (Err(e), Ok(())) => {
+                return fail(format!(
+                    "with_backend({b}) refused an available backend: {e}"
+                ))
+            }
+            (Err(e), Err(unsupported)) => {
+                let msg = e.to_string();
+                if msg != unsupported.to_string() {
+                    return fail(format!(
+                        "with_backend({b}) says `{msg}`, check() `{unsupported}`"
+                    ));
+                }
+                // A portable-only build names no features: none would help.
+                let names_needs = cfg!(fastcrypt_backend = "portable") || msg.contains(b.needs());
+                if !msg.contains(b.name()) || !names_needs {
+                    return fail(format!(
+                        "error does not name {b} and what it needs ({}): {msg}",
+                        b.needs()
+                    ));
+                }
+            }
+        }
+        if b.to_string() != b.name() {
+            return fail(format!("{b:?} displays as {b}, named {}", b.name()));
+        }
+        let mixed: String = b
+            .name()
+            .chars()
+            .enumerate()
+            .map(|(i, c)| {
+                if i % 2 == 0 {
+                    c.to_ascii_uppercase()
+                } else {
+                    c
+                }
+            })
+            .collect();
+        for spelling in [b.name().to_string(), b.name().to_ascii_uppercase(), mixed] {
+            match spelling.parse::<B>() {
+                Ok(p) if p == b => {}
+                other => return fail(format!("`{spelling}` parses as {other:?}, not {b}")),
+            }
+        }
+    }
+    let bogus = "no-such-backend";
+    match bogus.parse::<B>() {
+        Ok(b) => fail(format!("`{bogus}` parsed as {b}")),
+        Err(e) => {
+            let msg = e.to_string();
+            if e.primitive != B::PRIMITIVE || e.name != bogus || !msg.contains(bogus) {
+                return fail(format!("unknown-name error misreports the name: {e:?}"));
+            }
+            match B::ALL.iter().find(|b| !msg.contains(b.name())) {
+                Some(b) => fail(format!("unknown-name error does not list {b}: {msg}")),
+                None => Ok(()),
             }
         }
     }
