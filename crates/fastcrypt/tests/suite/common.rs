@@ -1,5 +1,5 @@
 //! Shared helpers: per-backend registration, the generic backend-API
-//! test, vector files, inputs.
+//! test, the boundary-length table, guard pages, vector files, inputs.
 
 use fastcrypt::PrimitiveBackend;
 use libtest_mimic::{Failed, Trial};
@@ -157,6 +157,31 @@ where
     }
 }
 
+/// Boundary lengths for a primitive that works in `block`-byte blocks and
+/// whose widest kernel takes `stride` bytes per main-loop iteration: every
+/// length up to four strides (each tail shape after zero to three
+/// iterations), 8 and 16 blocks and strides give or take 9 (where longer
+/// inputs switch grouping), and 1, 4, 8 and 16 KiB give or take 1 (pages,
+/// the portable AES-GCM's 4 KiB interleave, and long-run tails). One table
+/// for every suite, so a kernel with a new stride gets its edges tested by
+/// naming the stride.
+pub fn lengths(block: usize, stride: usize) -> Vec<usize> {
+    let mut v: Vec<usize> = (0..=4 * stride).collect();
+    for unit in [block, stride] {
+        for k in [1, 2, 3, 4, 8, 16] {
+            let n = k * unit;
+            v.extend(n.saturating_sub(9)..=n + 9);
+        }
+    }
+    for kib in [1usize, 4, 8, 16] {
+        let n = kib << 10;
+        v.extend(n - 1..=n + 1);
+    }
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
 /// Path of a vendored vector file under `testdata/`.
 pub fn testdata(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -173,7 +198,16 @@ pub fn read_testdata(rel: &str) -> Result<String, Failed> {
 /// `len` bytes painted with `i % 251` (a prime, so no block-periodic
 /// pattern hides a block-ordering bug).
 pub fn painted(len: usize) -> Vec<u8> {
-    (0..len).map(|i| (i % 251) as u8).collect()
+    let mut v = vec![0; len];
+    paint(&mut v);
+    v
+}
+
+/// Fills `buf` as [`painted`] does.
+pub fn paint(buf: &mut [u8]) {
+    buf.iter_mut()
+        .enumerate()
+        .for_each(|(i, x)| *x = (i % 251) as u8);
 }
 
 /// Fails with both values in hex when they differ.
@@ -214,8 +248,8 @@ pub fn rng(seed: u64) -> rand::rngs::StdRng {
     rand::rngs::StdRng::seed_from_u64(seed)
 }
 
-/// A buffer whose last byte sits right before an unmapped page, to catch
-/// over-reads (the kernel would fault). Unix only.
+/// Mappings whose readable part ends right before an unmapped page, to
+/// catch over-reads (the kernel faults instead of passing). Unix only.
 #[cfg(unix)]
 pub struct GuardPage {
     base: *mut u8,
@@ -225,10 +259,11 @@ pub struct GuardPage {
 
 #[cfg(unix)]
 impl GuardPage {
-    /// Maps `data_pages` readable pages followed by one PROT_NONE page.
-    pub fn new(data_pages: usize) -> GuardPage {
+    /// Maps enough readable pages for `len` bytes, then one PROT_NONE page.
+    pub fn for_len(len: usize) -> GuardPage {
         // SAFETY: sysconf has no preconditions.
         let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
+        let data_pages = len.div_ceil(page).max(1);
         let map_len = (data_pages + 1) * page;
         // SAFETY: anonymous private mapping, no address hint.
         let base = unsafe {
@@ -262,12 +297,41 @@ impl GuardPage {
         // which this struct owns exclusively.
         unsafe { std::slice::from_raw_parts_mut(self.base.add(end - len), len) }
     }
+
+    /// [`tail_mut`](Self::tail_mut) filled as [`painted`] fills a buffer,
+    /// so the expected value can be computed from `painted(len)`.
+    pub fn painted_tail(&mut self, len: usize) -> &mut [u8] {
+        let tail = self.tail_mut(len);
+        paint(tail);
+        tail
+    }
 }
 
 #[cfg(unix)]
 impl Drop for GuardPage {
     fn drop(&mut self) {
-        // SAFETY: unmaps exactly the mapping made in `new`.
+        // SAFETY: unmaps exactly the mapping made in `for_len`.
         unsafe { libc::munmap(self.base.cast(), self.map_len) };
     }
+}
+
+/// Runs `f(len, buf)` for every length in `lens`, `buf` being `len` bytes
+/// painted as [`painted`] paints them and ending right before an unmapped
+/// page. The expected value must come from a copy (`painted(len)`), so
+/// only the code under test meets the guard page. Errors name the length.
+#[cfg(unix)]
+pub fn before_guard_page(
+    lens: &[usize],
+    mut f: impl FnMut(usize, &mut [u8]) -> TestResult,
+) -> TestResult {
+    let mut page = GuardPage::for_len(lens.iter().copied().max().unwrap_or(0));
+    for &len in lens {
+        f(len, page.painted_tail(len)).map_err(|e| {
+            format!(
+                "len {len}, ending before a guard page: {}",
+                e.message().unwrap_or("failed")
+            )
+        })?;
+    }
+    Ok(())
 }

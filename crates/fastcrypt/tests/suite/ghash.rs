@@ -5,7 +5,9 @@
 //! and the valgrind constant-time check of the portable backend. Every test
 //! runs on every backend.
 
-use super::common::{backend_api, check_eq, painted, per_backend, rng, GuardPage, TestResult};
+use super::common::{
+    backend_api, before_guard_page, check_eq, lengths, painted, per_backend, rng, TestResult,
+};
 use fastcrypt::ghash::{Backend, GHash};
 use libtest_mimic::Trial;
 use rand::Rng;
@@ -33,6 +35,12 @@ pub fn register(trials: &mut Vec<Trial>) {
         )
     }));
     ct::register(trials);
+}
+
+/// The shared length table at GHASH's block and the widest kernel's
+/// stride (VPCLMULQDQ: 16 blocks per reduction).
+fn lens() -> Vec<usize> {
+    lengths(16, 16 * 16)
 }
 
 fn hex16(s: &str) -> [u8; 16] {
@@ -351,21 +359,21 @@ fn vs_bitwise_multiply(b: Backend) -> TestResult {
     Ok(())
 }
 
-/// Whole messages: every block count 0..=40 (all group/tail shapes of the
-/// 4-, 8- and 16-block kernels), random keys and data, against the
-/// bit-by-bit GHASH.
+/// Whole messages: every length of the shared table (all group/tail
+/// shapes of the 4-, 8- and 16-block kernels, and partial last blocks),
+/// random keys and data, against the bit-by-bit GHASH.
 fn vs_bitwise_ghash(b: Backend) -> TestResult {
     let seed = 0xbb67_ae85;
     let mut r = rng(seed);
-    for n in 0..=40usize {
+    for len in lens() {
         for _ in 0..4 {
             let h: [u8; 16] = r.random();
-            let mut data = vec![0u8; n * 16];
+            let mut data = vec![0u8; len];
             r.fill(&mut data[..]);
             let mut g = ghash(b, &h);
             g.update_padded(&data);
             check_eq(
-                &format!("seed {seed}, {n} blocks"),
+                &format!("seed {seed}, len {len}"),
                 &g.finalize(),
                 &ghash_bitwise(&h, &data),
             )?;
@@ -394,12 +402,16 @@ fn oracle(h: &[u8; 16], data: &[u8]) -> [u8; 16] {
     g.finalize()
 }
 
-/// Every length 0..=4096 (zero-padded), random key per length.
+/// Every length 0..=4096 and the table's longer ones (zero-padded),
+/// random key per length.
 fn lengths_vs_portable(b: Backend) -> TestResult {
     let seed = 0x3c6e_f372;
     let mut r = rng(seed);
-    let data = painted(4096);
-    for len in 0..=4096 {
+    let lens: Vec<usize> = (0..=4096)
+        .chain(lens().into_iter().filter(|&n| n > 4096))
+        .collect();
+    let data = painted(lens[lens.len() - 1]);
+    for len in lens {
         let h: [u8; 16] = r.random();
         let mut g = ghash(b, &h);
         g.update_padded(&data[..len]);
@@ -487,18 +499,11 @@ fn clone_reset(b: Backend) -> TestResult {
 /// end of the data faults.
 fn guard_page(b: Backend) -> TestResult {
     let h = hex16("66e94bd4ef8a2c3b884cfa59ca342b2e");
-    let mut page = GuardPage::new(2);
-    for len in (0..=300).chain([1023, 1024, 1025, 4096, 8191, 8192]) {
-        let data = page.tail_mut(len);
-        for (i, d) in data.iter_mut().enumerate() {
-            *d = (i % 251) as u8;
-        }
-        let want = oracle(&h, &painted(len));
+    before_guard_page(&lens(), |len, data| {
         let mut g = ghash(b, &h);
-        g.update_padded(page.tail_mut(len));
-        check_eq(&format!("len {len}"), &g.finalize(), &want)?;
-    }
-    Ok(())
+        g.update_padded(data);
+        check_eq("GHASH", &g.finalize(), &oracle(&h, &painted(len)))
+    })
 }
 
 // ---------------------------------------------------------------------------

@@ -4,7 +4,8 @@
 //! guard pages and the `cipher` traits. Every test runs on every backend.
 
 use super::common::{
-    backend_api, check_eq, per_backend, read_testdata, rng, GuardPage, TestResult,
+    backend_api, before_guard_page, check_eq, lengths, paint, painted, per_backend, read_testdata,
+    rng, TestResult,
 };
 use fastcrypt::rc4::{self, Backend, Rc4};
 use libtest_mimic::Trial;
@@ -172,23 +173,21 @@ fn rfc6229(b: Backend) -> TestResult {
     Ok(())
 }
 
-/// Lengths around the kernels' blocks (8, 16) and the table (256).
-fn interesting_lengths() -> Vec<usize> {
-    let mut v: Vec<usize> = (0..=80).collect();
-    for n in [128, 256, 512, 4096] {
-        v.extend([n - 1, n, n + 1]);
-    }
-    v
+/// The shared length table at the kernels' 16-byte block, with the state
+/// table's 256 bytes as the stride: `i` wraps there.
+fn lens() -> Vec<usize> {
+    lengths(16, 256)
 }
 
 fn boundary_lengths(b: Backend) -> TestResult {
     let key = b"boundary key";
     // Every phase of i mod 16 before the call, every interesting length.
+    let lens = lens();
     for phase in 0..32usize {
-        for &len in &interesting_lengths() {
+        for &len in &lens {
             let mut c = cipher(b, key);
             c.skip(phase as u64);
-            let mut got: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+            let mut got = painted(len);
             let mut want = got.clone();
             c.apply_keystream(&mut got);
             let mut r = Reference::new(key);
@@ -510,36 +509,22 @@ fn b2b(b: Backend) -> TestResult {
     }
 }
 
-#[cfg(unix)]
 fn guard_page(b: Backend) -> TestResult {
     let key = b"guard";
-    let mut g = GuardPage::new(3);
-    for len in (0..=300).chain([1024, 4095, 4096, 8191, 8192]) {
+    before_guard_page(&lens(), |len, tail| {
         for phase in [0u64, 5, 15] {
-            let tail = g.tail_mut(len);
-            tail.iter_mut()
-                .enumerate()
-                .for_each(|(i, x)| *x = (i % 251) as u8);
-            let mut want = tail.to_vec();
+            paint(tail);
+            let mut want = painted(len);
             let mut c = cipher(b, key);
             c.skip(phase);
             c.apply_keystream(tail);
             let mut r = Reference::new(key);
             r.apply(&mut vec![0u8; phase as usize]);
             r.apply(&mut want);
-            check_eq(
-                &format!("len {len} phase {phase} before guard page"),
-                tail,
-                &want,
-            )?;
+            check_eq(&format!("phase {phase}"), tail, &want)?;
         }
-    }
-    Ok(())
-}
-
-#[cfg(not(unix))]
-fn guard_page(_: Backend) -> TestResult {
-    Err("guard-page test needs mmap (unix)".into())
+        Ok(())
+    })
 }
 
 fn key_lengths(b: Backend) -> TestResult {

@@ -3,7 +3,8 @@
 //! test runs on every backend.
 
 use super::common::{
-    backend_api, check_eq, painted, per_backend, read_testdata, rng, GuardPage, TestResult,
+    backend_api, before_guard_page, check_eq, lengths, painted, per_backend, read_testdata, rng,
+    TestResult,
 };
 use fastcrypt::sha1::{self, Backend, Sha1};
 use libtest_mimic::Trial;
@@ -146,21 +147,16 @@ fn cavp_monte(b: Backend) -> TestResult {
     Ok(())
 }
 
-/// Lengths 0..=200 and around 2, 3, 4, 8 and 16 blocks.
-fn interesting_lengths() -> Vec<usize> {
-    let mut v: Vec<usize> = (0..=200).collect();
-    for blocks in [2usize, 3, 4, 8, 16] {
-        let n = blocks * 64;
-        v.extend(n.saturating_sub(9)..=n + 9);
-    }
-    v.sort_unstable();
-    v.dedup();
-    v
+/// The shared length table at SHA-1's block and the widest kernel's
+/// stride (AVX2: two blocks per pass).
+fn lens() -> Vec<usize> {
+    lengths(64, 128)
 }
 
 fn lengths_vs_portable(b: Backend) -> TestResult {
-    let data = painted(2048);
-    for len in interesting_lengths() {
+    let lens = lens();
+    let data = painted(lens[lens.len() - 1] + 3);
+    for len in lens {
         let msg = &data[..len];
         check_eq(&format!("len {len}"), &hash_with(b, msg), &oracle(msg))?;
         // Misaligned start: kernels must not assume alignment.
@@ -239,29 +235,10 @@ fn feed_16mib(b: Backend) -> TestResult {
     check_eq("16 MiB", &h.finalize(), &oracle_h.finalize())
 }
 
-#[cfg(unix)]
 fn guard_page(b: Backend) -> TestResult {
-    let mut g = GuardPage::new(2);
-    for len in (0..=300).chain([1024, 4096, 8191, 8192]) {
-        let tail = g.tail_mut(len);
-        tail.iter_mut()
-            .enumerate()
-            .for_each(|(i, x)| *x = (i % 251) as u8);
-        // The oracle reads a copy, so only the backend under test meets the guard page.
-        let copy = tail.to_vec();
-        let want = oracle(&copy);
-        check_eq(
-            &format!("len {len} before guard page"),
-            &hash_with(b, tail),
-            &want,
-        )?;
-    }
-    Ok(())
-}
-
-#[cfg(not(unix))]
-fn guard_page(_: Backend) -> TestResult {
-    Err("guard-page test needs mmap (unix)".into())
+    before_guard_page(&lens(), |len, tail| {
+        check_eq("digest", &hash_with(b, tail), &oracle(&painted(len)))
+    })
 }
 
 fn random_lengths(seed: u64) -> Vec<Vec<u8>> {
@@ -395,7 +372,7 @@ fn digest_dev_conformance() -> TestResult {
 }
 
 /// `sha1::digest` has its own path (no hasher object): FIPS 180's "abc",
-/// then every interesting length, misaligned too, against the portable
+/// then every length of the table, misaligned too, against the portable
 /// oracle.
 fn one_shot_digest() -> TestResult {
     check_eq(
@@ -403,8 +380,9 @@ fn one_shot_digest() -> TestResult {
         &sha1::digest(b"abc"),
         &hex::decode("a9993e364706816aba3e25717850c26c9cd0d89d").unwrap(),
     )?;
-    let data = painted(2100);
-    for len in interesting_lengths().into_iter().chain([1000, 2048, 2049]) {
+    let lens = lens();
+    let data = painted(lens[lens.len() - 1] + 5);
+    for len in lens.into_iter().chain([1000]) {
         check_eq(
             &format!("len {len}"),
             &sha1::digest(&data[..len]),
