@@ -139,23 +139,36 @@ fn field(rec: &HashMap<String, String>, k: &str) -> Result<Vec<u8>, String> {
     hex::decode(rec.get(k).ok_or(format!("record without {k}"))?).map_err(|e| format!("{k}: {e}"))
 }
 
+/// What encryption and decryption records share: the cipher they ask for
+/// (key, tag length) and its inputs.
+struct Record {
+    g: Gcm,
+    iv: Vec<u8>,
+    aad: Vec<u8>,
+    tag: Vec<u8>,
+}
+
+fn record(b: Backend, r: &HashMap<String, String>, i: usize) -> Result<Record, String> {
+    let tag = field(r, "Tag")?;
+    let g = Gcm::new(b, &field(r, "Key")?)
+        .params(NonceLen::Any, tag.len())
+        .map_err(|e| format!("record {i}: {e}"))?;
+    Ok(Record {
+        g,
+        iv: field(r, "IV")?,
+        aad: field(r, "AAD")?,
+        tag,
+    })
+}
+
 fn nist_encrypt(b: Backend, file: &str) -> TestResult {
     let recs = parse_rsp(&read_testdata(file)?);
     if recs.len() != 7875 {
         return Err(format!("{file}: {} records, expected 7875", recs.len()).into());
     }
     for (i, r) in recs.iter().enumerate() {
-        let (key, iv, pt, aad, ct, tag) = (
-            field(r, "Key")?,
-            field(r, "IV")?,
-            field(r, "PT")?,
-            field(r, "AAD")?,
-            field(r, "CT")?,
-            field(r, "Tag")?,
-        );
-        let g = Gcm::new(b, &key)
-            .params(NonceLen::Any, tag.len())
-            .map_err(|e| format!("record {i}: {e}"))?;
+        let Record { g, iv, aad, tag } = record(b, r, i)?;
+        let (pt, ct) = (field(r, "PT")?, field(r, "CT")?);
         let mut buf = pt.clone();
         let got = g
             .seal(&iv, &aad, &mut buf)
@@ -180,16 +193,8 @@ fn nist_decrypt(b: Backend, file: &str) -> TestResult {
         .into());
     }
     for (i, r) in recs.iter().enumerate() {
-        let (key, iv, ct, aad, tag) = (
-            field(r, "Key")?,
-            field(r, "IV")?,
-            field(r, "CT")?,
-            field(r, "AAD")?,
-            field(r, "Tag")?,
-        );
-        let g = Gcm::new(b, &key)
-            .params(NonceLen::Any, tag.len())
-            .map_err(|e| format!("record {i}: {e}"))?;
+        let Record { g, iv, aad, tag } = record(b, r, i)?;
+        let ct = field(r, "CT")?;
         let mut buf = ct.clone();
         let res = g.open(&iv, &aad, &mut buf, &tag);
         if r.contains_key("FAIL") {
@@ -466,65 +471,57 @@ fn errors(b: Backend) -> TestResult {
     let pt = vec![0x5a; 300];
     let mut ct = pt.clone();
     let tag = g.seal(&nonce, b"aad", &mut ct)?;
-    let expect_wiped =
-        |what: &str, res: Result<(), Error>, want: Error, buf: &[u8]| -> TestResult {
+    // Every refused open must zero the buffer it was given.
+    let refused =
+        |what: &str, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &[u8], want: Error| {
+            let res = g.open(nonce, aad, buf, tag);
             if res != Err(want) {
-                return Err(format!("{what}: got {res:?}, want {want:?}").into());
+                return Err(format!("{what}: got {res:?}, want {want:?}"));
             }
             if buf.iter().any(|&x| x != 0) {
-                return Err(format!("{what}: buffer not zeroed").into());
+                return Err(format!("{what}: buffer not zeroed"));
             }
             Ok(())
         };
-    // Wrong tag, AAD, nonce, ciphertext: authentication error, buffer zeroed.
+    // Wrong tag, AAD, nonce, ciphertext: authentication error.
+    let auth = Error::Authentication;
     let mut bad_tag = tag.clone();
     bad_tag[15] ^= 1;
-    let mut buf = ct.clone();
-    expect_wiped(
+    let mut bad_ct = ct.clone();
+    bad_ct[299] ^= 0x80;
+    refused(
         "flipped tag bit",
-        g.open(&nonce, b"aad", &mut buf, &bad_tag),
-        Error::Authentication,
-        &buf,
+        &nonce,
+        b"aad",
+        &mut ct.clone(),
+        &bad_tag,
+        auth,
     )?;
-    let mut buf = ct.clone();
-    expect_wiped(
-        "other aad",
-        g.open(&nonce, b"aaD", &mut buf, &tag),
-        Error::Authentication,
-        &buf,
-    )?;
-    let mut buf = ct.clone();
-    expect_wiped(
-        "other nonce",
-        g.open(&[2; 12], b"aad", &mut buf, &tag),
-        Error::Authentication,
-        &buf,
-    )?;
-    let mut buf = ct.clone();
-    buf[299] ^= 0x80;
-    expect_wiped(
+    refused("other aad", &nonce, b"aaD", &mut ct.clone(), &tag, auth)?;
+    refused("other nonce", &[2; 12], b"aad", &mut ct.clone(), &tag, auth)?;
+    refused(
         "flipped ciphertext bit",
-        g.open(&nonce, b"aad", &mut buf, &tag),
-        Error::Authentication,
-        &buf,
+        &nonce,
+        b"aad",
+        &mut bad_ct,
+        &tag,
+        auth,
     )?;
     // Truncated tag on a 16-byte-tag cipher.
-    let mut buf = ct.clone();
-    expect_wiped(
+    let short = Error::TagLength { got: 12 };
+    refused(
         "truncated tag",
-        g.open(&nonce, b"aad", &mut buf, &tag[..12]),
-        Error::TagLength { got: 12 },
-        &buf,
+        &nonce,
+        b"aad",
+        &mut ct.clone(),
+        &tag[..12],
+        short,
     )?;
     // Wrong nonce lengths on a 96-bit-nonce cipher.
     for n in [0usize, 8, 11, 13, 16] {
-        let mut buf = ct.clone();
-        expect_wiped(
-            &format!("nonce length {n}"),
-            g.open(&vec![1; n], b"aad", &mut buf, &tag),
-            Error::NonceLength { got: n },
-            &buf,
-        )?;
+        let what = format!("nonce length {n}");
+        let want = Error::NonceLength { got: n };
+        refused(&what, &vec![1; n], b"aad", &mut ct.clone(), &tag, want)?;
         let mut buf = pt.clone();
         if g.seal(&vec![1; n], b"", &mut buf) != Err(Error::NonceLength { got: n }) || buf != pt {
             return Err(

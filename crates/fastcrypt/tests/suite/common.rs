@@ -195,6 +195,38 @@ pub fn read_testdata(rel: &str) -> Result<String, Failed> {
     std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()).into())
 }
 
+/// One `key = value` line of a vector file (CAVP `.rsp`, RFC 6229).
+pub struct Assignment<'a> {
+    pub line: usize,
+    pub key: &'a str,
+    pub value: &'a str,
+}
+
+impl Assignment<'_> {
+    /// `e`, prefixed with this line's number.
+    pub fn bad(&self, e: impl Display) -> String {
+        format!("line {}: {e}", self.line)
+    }
+
+    /// The value decoded from hex.
+    pub fn hex(&self) -> Result<Vec<u8>, String> {
+        hex::decode(self.value).map_err(|e| self.bad(e))
+    }
+}
+
+/// The `key = value` lines of `text`, numbered from 1; other lines
+/// (headers, blanks, `[section]`s) are skipped.
+pub fn assignments(text: &str) -> impl Iterator<Item = Assignment<'_>> {
+    text.lines().enumerate().filter_map(|(n, line)| {
+        let (key, value) = line.trim().split_once(" = ")?;
+        Some(Assignment {
+            line: n + 1,
+            key,
+            value,
+        })
+    })
+}
+
 /// `len` bytes painted with `i % 251` (a prime, so no block-periodic
 /// pattern hides a block-ordering bug).
 pub fn painted(len: usize) -> Vec<u8> {

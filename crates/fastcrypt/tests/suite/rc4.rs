@@ -4,8 +4,8 @@
 //! guard pages and the `cipher` traits. Every test runs on every backend.
 
 use super::common::{
-    backend_api, before_guard_page, check_eq, lengths, paint, painted, per_backend, read_testdata,
-    rng, TestResult,
+    assignments, backend_api, before_guard_page, check_eq, lengths, paint, painted, per_backend,
+    read_testdata, rng, TestResult,
 };
 use fastcrypt::rc4::{self, Backend, Rc4};
 use libtest_mimic::Trial;
@@ -95,28 +95,23 @@ struct Vector {
 fn parse_rfc6229(text: &str) -> Result<Vec<Vector>, String> {
     let mut out = Vec::new();
     let (mut key, mut offset, mut plain) = (None, None, None);
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        let Some((k, v)) = line.split_once(" = ") else {
-            continue;
-        };
-        let bad = |e: &dyn std::fmt::Display| format!("line {}: {e}", n + 1);
-        match k {
-            "KEY" => key = Some(hex::decode(v).map_err(|e| bad(&e))?),
-            "OFFSET" => offset = Some(v.parse::<usize>().map_err(|e| bad(&e))?),
-            "PLAINTEXT" => plain = Some(hex::decode(v).map_err(|e| bad(&e))?),
+    for line in assignments(text) {
+        match line.key {
+            "KEY" => key = Some(line.hex()?),
+            "OFFSET" => offset = Some(line.value.parse::<usize>().map_err(|e| line.bad(e))?),
+            "PLAINTEXT" => plain = Some(line.hex()?),
             "CIPHERTEXT" => {
-                let c = hex::decode(v).map_err(|e| bad(&e))?;
+                let c = line.hex()?;
                 let p: Vec<u8> = plain
                     .take()
-                    .ok_or_else(|| bad(&"CIPHERTEXT without PLAINTEXT"))?;
+                    .ok_or_else(|| line.bad("CIPHERTEXT without PLAINTEXT"))?;
                 if p.len() != c.len() {
-                    return Err(bad(&"PLAINTEXT and CIPHERTEXT lengths differ"));
+                    return Err(line.bad("PLAINTEXT and CIPHERTEXT lengths differ"));
                 }
                 out.push(Vector {
-                    key: key.clone().ok_or_else(|| bad(&"no KEY"))?,
-                    offset: offset.take().ok_or_else(|| bad(&"no OFFSET"))?,
-                    keystream: p.iter().zip(&c).map(|(a, b)| a ^ b).collect(),
+                    key: key.clone().ok_or_else(|| line.bad("no KEY"))?,
+                    offset: offset.take().ok_or_else(|| line.bad("no OFFSET"))?,
+                    keystream: p.iter().zip(&c).map(|(x, y)| x ^ y).collect(),
                 });
             }
             _ => {}
@@ -246,22 +241,11 @@ fn pieces_vs_whole(b: Backend) -> TestResult {
 }
 
 fn vs_portable(b: Backend) -> TestResult {
-    let mut r = rng(0x9047);
-    for case in 0..200 {
-        let key = random_key(&mut r);
-        let len = r.random_range(0..5000);
-        let data: Vec<u8> = (0..len).map(|_| r.random()).collect();
-        let mut got = data.clone();
-        let mut want = data;
-        cipher(b, &key).apply_keystream(&mut got);
-        cipher(Backend::Portable, &key).apply_keystream(&mut want);
-        check_eq(
-            &format!("case {case} key len {} len {len}", key.len()),
-            &got,
-            &want,
-        )?;
-    }
-    Ok(())
+    vs_peer(b, 0x9047, 200, |key, data| {
+        let mut out = data.to_vec();
+        cipher(Backend::Portable, key).apply_keystream(&mut out);
+        Ok(out)
+    })
 }
 
 fn vs_reference_4mib(b: Backend) -> TestResult {
@@ -299,15 +283,16 @@ fn openssl_rc4(key: &[u8], data: &[u8]) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
-fn vs_openssl(b: Backend) -> TestResult {
-    let _legacy = openssl::provider::Provider::try_load(None, "legacy", true).map_err(|e| {
-        format!(
-            "cannot load OpenSSL's legacy provider, which OpenSSL 3 needs for RC4 \
-             (is the full libssl3 / ossl-modules package installed?): {e}"
-        )
-    })?;
-    let mut r = rng(0x0551_04c4);
-    for case in 0..100 {
+/// `cases` seeded random keys and messages (every 20th up to 1 MiB, the
+/// others up to 5000 bytes) against `peer(key, message)`.
+fn vs_peer(
+    b: Backend,
+    seed: u64,
+    cases: usize,
+    peer: impl Fn(&[u8], &[u8]) -> Result<Vec<u8>, String>,
+) -> TestResult {
+    let mut r = rng(seed);
+    for case in 0..cases {
         let key = random_key(&mut r);
         let len = if case % 20 == 0 {
             r.random_range(0..1 << 20)
@@ -315,7 +300,7 @@ fn vs_openssl(b: Backend) -> TestResult {
             r.random_range(0..5000)
         };
         let data: Vec<u8> = (0..len).map(|_| r.random()).collect();
-        let want = openssl_rc4(&key, &data)?;
+        let want = peer(&key, &data)?;
         let mut got = data;
         cipher(b, &key).apply_keystream(&mut got);
         check_eq(
@@ -327,30 +312,25 @@ fn vs_openssl(b: Backend) -> TestResult {
     Ok(())
 }
 
+fn vs_openssl(b: Backend) -> TestResult {
+    let _legacy = openssl::provider::Provider::try_load(None, "legacy", true).map_err(|e| {
+        format!(
+            "cannot load OpenSSL's legacy provider, which OpenSSL 3 needs for RC4 \
+             (is the full libssl3 / ossl-modules package installed?): {e}"
+        )
+    })?;
+    vs_peer(b, 0x0551_04c4, 100, openssl_rc4)
+}
+
 fn vs_rustcrypto(b: Backend) -> TestResult {
     use ::rc4::{KeyInit, StreamCipher};
-    let mut r = rng(0x005c_04c4);
-    for case in 0..100 {
-        let key = random_key(&mut r);
-        let len = if case % 20 == 0 {
-            r.random_range(0..1 << 20)
-        } else {
-            r.random_range(0..5000)
-        };
-        let data: Vec<u8> = (0..len).map(|_| r.random()).collect();
-        let mut want = data.clone();
-        ::rc4::Rc4::new_from_slice(&key)
+    vs_peer(b, 0x005c_04c4, 100, |key, data| {
+        let mut out = data.to_vec();
+        ::rc4::Rc4::new_from_slice(key)
             .map_err(|e| format!("rc4 crate refused the key: {e}"))?
-            .apply_keystream(&mut want);
-        let mut got = data;
-        cipher(b, &key).apply_keystream(&mut got);
-        check_eq(
-            &format!("case {case} key len {} len {len}", key.len()),
-            &got,
-            &want,
-        )?;
-    }
-    Ok(())
+            .apply_keystream(&mut out);
+        Ok(out)
+    })
 }
 
 fn drop_vs_skip(b: Backend) -> TestResult {

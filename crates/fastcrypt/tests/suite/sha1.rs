@@ -3,8 +3,8 @@
 //! test runs on every backend.
 
 use super::common::{
-    backend_api, before_guard_page, check_eq, lengths, painted, per_backend, read_testdata, rng,
-    TestResult,
+    assignments, backend_api, before_guard_page, check_eq, lengths, painted, per_backend,
+    read_testdata, rng, TestResult,
 };
 use fastcrypt::sha1::{self, Backend, Sha1};
 use libtest_mimic::Trial;
@@ -61,21 +61,16 @@ fn parse_msgs(text: &str) -> Result<Vec<Case>, String> {
     let mut out = Vec::new();
     let mut len_bits: Option<usize> = None;
     let mut msg: Option<Vec<u8>> = None;
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        let Some((k, v)) = line.split_once(" = ") else {
-            continue;
-        };
-        let bad = |e: &dyn std::fmt::Display| format!("line {}: {e}", n + 1);
-        match k {
-            "Len" => len_bits = Some(v.parse().map_err(|e| bad(&e))?),
-            "Msg" => msg = Some(hex::decode(v).map_err(|e| bad(&e))?),
+    for a in assignments(text) {
+        match a.key {
+            "Len" => len_bits = Some(a.value.parse().map_err(|e| a.bad(e))?),
+            "Msg" => msg = Some(a.hex()?),
             "MD" => {
-                let bits = len_bits.take().ok_or_else(|| bad(&"MD without Len"))?;
-                let mut m = msg.take().ok_or_else(|| bad(&"MD without Msg"))?;
+                let bits = len_bits.take().ok_or_else(|| a.bad("MD without Len"))?;
+                let mut m = msg.take().ok_or_else(|| a.bad("MD without Msg"))?;
                 // Len = 0 still carries `Msg = 00`.
                 m.truncate(bits / 8);
-                out.push((m, hex::decode(v).map_err(|e| bad(&e))?));
+                out.push((m, a.hex()?));
             }
             _ => {}
         }
@@ -114,13 +109,11 @@ fn cavp_monte(b: Backend) -> TestResult {
     let text = read_testdata("sha1/SHA1Monte.rsp")?;
     let mut seed = None;
     let mut checkpoints = Vec::new();
-    for line in text.lines() {
-        if let Some((k, v)) = line.trim().split_once(" = ") {
-            match k {
-                "Seed" => seed = Some(hex::decode(v).map_err(|e| e.to_string())?),
-                "MD" => checkpoints.push(hex::decode(v).map_err(|e| e.to_string())?),
-                _ => {}
-            }
+    for a in assignments(&text) {
+        match a.key {
+            "Seed" => seed = Some(a.hex()?),
+            "MD" => checkpoints.push(a.hex()?),
+            _ => {}
         }
     }
     let mut seed = seed.ok_or("SHA1Monte.rsp: no Seed")?;
@@ -241,41 +234,30 @@ fn guard_page(b: Backend) -> TestResult {
     })
 }
 
-fn random_lengths(seed: u64) -> Vec<Vec<u8>> {
+/// 40 seeded random messages, mostly short and mid lengths plus a few up
+/// to 1 MiB, against a peer implementation.
+fn vs_peer(b: Backend, seed: u64, peer: impl Fn(&[u8]) -> Vec<u8>) -> TestResult {
     let mut r = rng(seed);
-    (0..40)
-        .map(|i| {
-            // Mostly short and mid lengths, plus a few up to 1 MiB.
-            let max = if i % 8 == 0 { 1 << 20 } else { 5000 };
-            let len = r.random_range(0..=max);
-            (0..len).map(|_| r.random()).collect()
-        })
-        .collect()
-}
-
-fn vs_openssl(b: Backend) -> TestResult {
-    for (i, msg) in random_lengths(0x0551).iter().enumerate() {
-        let want = openssl::sha::sha1(msg);
+    for i in 0..40 {
+        let max = if i % 8 == 0 { 1 << 20 } else { 5000 };
+        let len = r.random_range(0..=max);
+        let msg: Vec<u8> = (0..len).map(|_| r.random()).collect();
         check_eq(
-            &format!("case {i} len {}", msg.len()),
-            &hash_with(b, msg),
-            &want,
+            &format!("seed {seed:#x} case {i} len {len}"),
+            &hash_with(b, &msg),
+            &peer(&msg),
         )?;
     }
     Ok(())
+}
+
+fn vs_openssl(b: Backend) -> TestResult {
+    vs_peer(b, 0x0551, |msg| openssl::sha::sha1(msg).to_vec())
 }
 
 fn vs_rustcrypto(b: Backend) -> TestResult {
     use ::sha1::Digest as _;
-    for (i, msg) in random_lengths(0x05C1).iter().enumerate() {
-        let want = ::sha1::Sha1::digest(msg);
-        check_eq(
-            &format!("case {i} len {}", msg.len()),
-            &hash_with(b, msg),
-            &want,
-        )?;
-    }
-    Ok(())
+    vs_peer(b, 0x05C1, |msg| ::sha1::Sha1::digest(msg).to_vec())
 }
 
 /// The digest traits, used generically, on a hasher of backend `b`.
