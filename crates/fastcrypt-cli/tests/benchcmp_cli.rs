@@ -1,14 +1,9 @@
 //! `fastcrypt benchcmp`, run as a user runs it.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn fastcrypt(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fastcrypt"))
-        .args(args)
-        .output()
-        .expect("run fastcrypt")
-}
+use common::{fastcrypt, stderr, stdout, Scratch};
+use std::path::{Path, PathBuf};
 
 fn golden(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -16,22 +11,6 @@ fn golden(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// A scratch directory for this test process.
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("fastcrypt-benchcmp-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// Go's crypto/rc4 amd64 rewrite, as published (Xeon E5520).
 #[test]
 fn golden_go_rc4_rewrite() {
     let old = golden("rc4_old.txt");
@@ -67,9 +46,9 @@ fn golden_go_rc4_rewrite() {
 
 #[test]
 fn repeated_runs_use_medians_and_mark_noise() {
-    let d = scratch("runs");
-    let old = d.join("old.txt");
-    let new = d.join("new.txt");
+    let d = Scratch::new("runs");
+    let old = d.path("old.txt");
+    let new = d.path("new.txt");
     std::fs::write(
         &old,
         "BenchmarkA-8 100 1000 ns/op 8.00 MB/s\n\
@@ -104,14 +83,13 @@ fn repeated_runs_use_medians_and_mark_noise() {
     );
     assert!(!out.contains("OnlyOld"));
     assert!(out.contains("~: within noise"));
-    let _ = std::fs::remove_dir_all(d);
 }
 
 #[test]
 fn errors_name_file_and_line() {
-    let d = scratch("errors");
+    let d = Scratch::new("errors");
     let good = golden("rc4_old.txt");
-    let bad = d.join("bad.txt");
+    let bad = d.path("bad.txt");
     std::fs::write(&bad, "goos: linux\nBenchmarkRC4_128 5000000 fast ns/op\n").unwrap();
     let o = fastcrypt(&["benchcmp", good.to_str().unwrap(), bad.to_str().unwrap()]);
     assert!(!o.status.success());
@@ -122,7 +100,7 @@ fn errors_name_file_and_line() {
     );
     assert_eq!(e.lines().count(), 1, "{e}");
 
-    let missing = d.join("missing.txt");
+    let missing = d.path("missing.txt");
     let o = fastcrypt(&[
         "benchcmp",
         missing.to_str().unwrap(),
@@ -131,7 +109,7 @@ fn errors_name_file_and_line() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains(&format!("{}: cannot read", missing.display())));
 
-    let other = d.join("other.txt");
+    let other = d.path("other.txt");
     std::fs::write(&other, "BenchmarkSomethingElse 10 5 ns/op\n").unwrap();
     let o = fastcrypt(&["benchcmp", good.to_str().unwrap(), other.to_str().unwrap()]);
     assert!(!o.status.success());
@@ -141,10 +119,9 @@ fn errors_name_file_and_line() {
         stderr(&o)
     );
 
-    let empty = d.join("empty.txt");
+    let empty = d.path("empty.txt");
     std::fs::write(&empty, "PASS\n").unwrap();
     let o = fastcrypt(&["benchcmp", empty.to_str().unwrap(), good.to_str().unwrap()]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("no benchmark lines"), "{}", stderr(&o));
-    let _ = std::fs::remove_dir_all(d);
 }

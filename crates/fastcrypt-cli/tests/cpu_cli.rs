@@ -3,18 +3,11 @@
 
 use fastcrypt::cpu::FEATURES;
 use fastcrypt::PrimitiveBackend;
-use std::process::Command;
+
+mod common;
 
 fn fastcrypt(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_fastcrypt"))
-        .args(args)
-        .output()
-        .expect("run fastcrypt");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::text(&common::fastcrypt(args))
 }
 
 /// Every backend of a primitive has a row whose status agrees with the

@@ -4,66 +4,12 @@
 //! flat memory.
 
 use fastcrypt::rc4::{Backend, Rc4};
-use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod common;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_fastcrypt"))
-}
-
-/// A scratch directory of this test's own, removed at the end.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir =
-            std::env::temp_dir().join(format!("fastcrypt-rc4-cli-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-
-    /// Every file name in the directory, sorted.
-    fn listing(&self) -> Vec<String> {
-        let mut v: Vec<String> = std::fs::read_dir(&self.0)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        v.sort();
-        v
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// Runs `fastcrypt` with `args`, `stdin` on its standard input.
-fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = bin()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn fastcrypt");
-    let mut input = child.stdin.take().unwrap();
-    let data = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        // The command may refuse before reading: a broken pipe is fine.
-        let _ = input.write_all(&data);
-    });
-    let out = child.wait_with_output().expect("wait for fastcrypt");
-    writer.join().unwrap();
-    out
-}
+use common::{bin, run, Scratch};
+use std::io::Read;
+use std::path::Path;
+use std::process::{Output, Stdio};
 
 fn path_str(p: &Path) -> &str {
     p.to_str().expect("UTF-8 temp path")
@@ -292,7 +238,7 @@ fn same_file_for_input_and_output_is_refused() {
         "same file",
     );
     // Another spelling of the same path, and a hard link.
-    let other = format!("{}/./data", path_str(&dir.0));
+    let other = path_str(&dir.path("./data")).to_string();
     assert_one_line_error(
         &run(&["rc4", "--key", "01", "-i", p, "-o", &other], b""),
         "same file",

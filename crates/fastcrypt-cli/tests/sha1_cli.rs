@@ -1,30 +1,12 @@
 //! `fastcrypt sha1`, run as a user would, against `sha1sum`'s format.
 #![allow(missing_docs)]
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod common;
+
+use common::Scratch;
 
 fn run(args: &[&str], stdin: &[u8]) -> (bool, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fastcrypt"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run fastcrypt");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn tempdir(tag: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("fastcrypt-sha1-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::text(&common::run(args, stdin))
 }
 
 #[test]
@@ -32,9 +14,9 @@ fn hashes_stdin_and_files_like_sha1sum() {
     let (ok, out, _) = run(&["sha1"], b"abc");
     assert!(ok);
     assert_eq!(out, "a9993e364706816aba3e25717850c26c9cd0d89d  -\n");
-    let d = tempdir("files");
-    let a = d.join("a.txt");
-    let big = d.join("big.bin");
+    let d = Scratch::new("files");
+    let a = d.path("a.txt");
+    let big = d.path("big.bin");
     std::fs::write(&a, b"").unwrap();
     // 3 MiB + 7: several reads, an odd tail.
     let data: Vec<u8> = (0..(3 << 20) + 7).map(|i: u32| (i % 251) as u8).collect();
@@ -57,7 +39,7 @@ fn hashes_stdin_and_files_like_sha1sum() {
         assert!(out2.starts_with(&want_big), "{b}: {out2}");
     }
     // --check on our own output; then a corrupted file fails.
-    let list = d.join("list.sha1");
+    let list = d.path("list.sha1");
     std::fs::write(&list, &out).unwrap();
     let (ok, out, _) = run(&["sha1", "--check", list.to_str().unwrap()], b"");
     assert!(ok);
@@ -67,7 +49,6 @@ fn hashes_stdin_and_files_like_sha1sum() {
     assert!(!ok);
     assert!(out.contains(&format!("{}: FAILED", a.display())), "{out}");
     assert!(err.contains("did not match"), "{err}");
-    std::fs::remove_dir_all(&d).unwrap();
 }
 
 #[test]
@@ -84,11 +65,10 @@ fn errors_are_one_line_and_nonzero() {
         err.contains("unknown sha1 backend") && err.contains("shani"),
         "{err}"
     );
-    let d = tempdir("bad");
-    let list = d.join("bad.sha1");
+    let d = Scratch::new("bad");
+    let list = d.path("bad.sha1");
     std::fs::write(&list, "not a digest line\n").unwrap();
     let (ok, _, err) = run(&["sha1", "--check", list.to_str().unwrap()], b"");
     assert!(!ok);
     assert!(err.contains("bad.sha1:1:"), "{err}");
-    std::fs::remove_dir_all(&d).unwrap();
 }

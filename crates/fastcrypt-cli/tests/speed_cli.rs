@@ -1,17 +1,11 @@
 //! `fastcrypt speed`, run as a user runs it, with a tiny `--min-time` so
 //! the whole file stays within seconds.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
+
+use common::{fastcrypt, Scratch};
 
 const FAST: &[&str] = &["--min-time", "5ms", "--samples", "5"];
-
-fn fastcrypt(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fastcrypt"))
-        .args(args)
-        .output()
-        .expect("run fastcrypt")
-}
 
 fn speed(args: &[&str]) -> String {
     let mut all = vec!["speed"];
@@ -39,12 +33,6 @@ fn fails(args: &[&str]) -> String {
         "one-line error expected: {e}"
     );
     e
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("fastcrypt-speed-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 /// `(backend, available, needs)` of one algorithm, from `speed --list`.
@@ -154,15 +142,14 @@ fn go_format_is_benchstat_readable_and_feeds_benchcmp() {
         assert!(out.contains(name), "no {name} in\n{out}");
     }
     // benchcmp reads it back: the same file against itself is all `~`.
-    let d = scratch("go");
-    let f = d.join("run.txt");
+    let d = Scratch::new("go");
+    let f = d.path("run.txt");
     std::fs::write(&f, &out).unwrap();
     let o = fastcrypt(&["benchcmp", f.to_str().unwrap(), f.to_str().unwrap()]);
     assert!(o.status.success());
     let cmp = String::from_utf8(o.stdout).unwrap();
     assert!(cmp.contains("BenchmarkSHA1/Hash8K/openssl "), "{cmp}");
     assert!(cmp.contains("+0.00% ~"), "{cmp}");
-    let _ = std::fs::remove_dir_all(d);
 }
 
 #[test]
@@ -301,8 +288,8 @@ fn sizes_backend_and_peer_selection() {
 
 #[test]
 fn sweep_and_plot() {
-    let d = scratch("plot");
-    let svg = d.join("sha1.svg");
+    let d = Scratch::new("plot");
+    let svg = d.path("sha1.svg");
     let mut args = vec![
         "speed",
         "sha1",
@@ -347,7 +334,6 @@ fn sweep_and_plot() {
         s.matches("<polyline").count() >= 3,
         "one line per implementation"
     );
-    let _ = std::fs::remove_dir_all(d);
 }
 
 #[test]
@@ -455,7 +441,7 @@ fn rc4_rows_and_openssl_legacy_provider() {
     }
     let mut args = vec!["speed", "rc4", "--sizes", "128"];
     args.extend_from_slice(FAST);
-    let o = Command::new(env!("CARGO_BIN_EXE_fastcrypt"))
+    let o = common::bin()
         .args(&args)
         .env("OPENSSL_MODULES", "/nonexistent-fastcrypt-test")
         .output()
