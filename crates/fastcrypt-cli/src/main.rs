@@ -9,6 +9,7 @@ mod backends;
 mod machine;
 mod oldnew;
 mod stats;
+mod stdio;
 mod table;
 
 mod benchcmp;
@@ -48,6 +49,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    stdio::default_sigpipe();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         // A rejected option value is one line, like every other error: the
@@ -57,9 +59,9 @@ fn main() -> ExitCode {
                 eprintln!("fastcrypt: {why}");
                 return ExitCode::FAILURE;
             }
-            None => e.exit(),
+            None => return usage_error(&e),
         },
-        Err(e) => e.exit(),
+        Err(e) => return usage_error(&e),
     };
     let result = match cli.command {
         Command::Cpu => cpu_cmd::run(),
@@ -74,5 +76,17 @@ fn main() -> ExitCode {
             eprintln!("fastcrypt: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `--help` and `--version` print and succeed; a usage error prints
+/// clap's message and exits 1, as coreutils' tools do (clap's own choice
+/// is 2), so scripts see one failure status from every command.
+fn usage_error(e: &clap::Error) -> ExitCode {
+    let _ = e.print();
+    if e.use_stderr() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
     }
 }

@@ -88,7 +88,9 @@ pub fn run(args: Args) -> Result<(), String> {
     }
     for name in &files {
         match hash_path(name, backend) {
-            Ok(d) => writeln!(out, "{}  {name}", hex(&d)).map_err(|e| format!("stdout: {e}"))?,
+            Ok(d) => {
+                writeln!(out, "{}  {name}", hex(&d)).map_err(|e| crate::stdio::write_error(&e))?
+            }
             Err(e) => {
                 eprintln!("fastcrypt: {name}: {e}");
                 failures += 1;
@@ -148,16 +150,16 @@ fn check_list(
         match hash_path(name, backend) {
             Ok(d) if hex(&d).eq_ignore_ascii_case(want) => {
                 if !quiet {
-                    writeln!(out, "{name}: OK").map_err(|e| format!("stdout: {e}"))?;
+                    writeln!(out, "{name}: OK").map_err(|e| crate::stdio::write_error(&e))?;
                 }
             }
             Ok(_) => {
-                writeln!(out, "{name}: FAILED").map_err(|e| format!("stdout: {e}"))?;
+                writeln!(out, "{name}: FAILED").map_err(|e| crate::stdio::write_error(&e))?;
                 failures += 1;
             }
             Err(e) => {
                 writeln!(out, "{name}: FAILED open or read ({e})")
-                    .map_err(|e| format!("stdout: {e}"))?;
+                    .map_err(|e| crate::stdio::write_error(&e))?;
                 failures += 1;
             }
         }
