@@ -2,7 +2,7 @@
 //! laid out as Go's benchcmp did (`%-*s %12s %12s  %7s`): what `benchcmp`
 //! prints for two files and `speed --compare` for two implementations.
 
-use crate::stats::geomean;
+use crate::stats::geomeans;
 use crate::table::{ns_text, Col, Table};
 
 /// One row of the two tables.
@@ -50,11 +50,7 @@ pub fn render(rows: &[CmpRow], markdown: bool, noise: &str) -> String {
             mark(format!("{:+.2}%", r.delta * 100.0), r.same, any_ns),
         ]);
     }
-    if let (Some(go), Some(gn), Some(gr)) = (
-        geomean(rows.iter().map(|r| r.old_ns)),
-        geomean(rows.iter().map(|r| r.new_ns)),
-        geomean(rows.iter().map(|r| r.delta + 1.0)),
-    ) {
+    if let Some([go, gn, gr]) = geomeans(rows.iter().map(|r| [r.old_ns, r.new_ns, r.delta + 1.0])) {
         t.row(vec![
             "[Geo mean]".into(),
             ns_text(go),
@@ -79,11 +75,7 @@ pub fn render(rows: &[CmpRow], markdown: bool, noise: &str) -> String {
             mark(format!("{s:.2}x"), r.mb_same, any_mb),
         ]);
     }
-    if let (Some(ga), Some(gb), Some(gs)) = (
-        geomean(mb_rows.iter().map(|(_, m)| m.0)),
-        geomean(mb_rows.iter().map(|(_, m)| m.1)),
-        geomean(mb_rows.iter().map(|(_, m)| m.2)),
-    ) {
+    if let Some([ga, gb, gs]) = geomeans(mb_rows.iter().map(|(_, m)| [m.0, m.1, m.2])) {
         m.row(vec![
             "[Geo mean]".into(),
             format!("{ga:.2}"),

@@ -23,12 +23,22 @@ pub fn range(v: &[f64]) -> (f64, f64) {
     )
 }
 
-/// The geometric mean of the positive, finite values, if there are any.
-pub fn geomean(v: impl Iterator<Item = f64>) -> Option<f64> {
-    let (sum, n) = v
-        .filter(|x| *x > 0.0 && x.is_finite())
-        .fold((0.0, 0usize), |(s, n), x| (s + x.ln(), n + 1));
-    (n > 0).then(|| (sum / n as f64).exp())
+/// Column-wise geometric means over the rows whose every value is
+/// positive and finite, if there is such a row. A row with a 0 or an
+/// infinite value is left out of *every* column, so that each mean is
+/// taken over the same rows and the columns stay comparable (an old and a
+/// new mean over different benchmarks would show a change that no
+/// benchmark has).
+pub fn geomeans<const N: usize>(rows: impl Iterator<Item = [f64; N]>) -> Option<[f64; N]> {
+    let (sums, n) = rows
+        .filter(|r| r.iter().all(|x| *x > 0.0 && x.is_finite()))
+        .fold(([0.0; N], 0usize), |(mut s, n), r| {
+            for (a, x) in s.iter_mut().zip(r) {
+                *a += x.ln();
+            }
+            (s, n + 1)
+        });
+    (n > 0).then(|| sums.map(|s| (s / n as f64).exp()))
 }
 
 /// Median and range of one cell's samples (ns/op).
@@ -63,6 +73,17 @@ impl Stats {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn geomeans_use_the_same_rows_in_every_column() {
+        // Row A has a zero old time: it must leave both columns, not one.
+        let rows = [[0.0, 3.0], [4.0, 4.0]];
+        assert_eq!(geomeans(rows.into_iter()), Some([4.0, 4.0]));
+        let rows = [[f64::INFINITY, 1.0]];
+        assert_eq!(geomeans(rows.into_iter()), None);
+        let g = geomeans([[2.0, 1.0], [8.0, 1.0]].into_iter()).unwrap();
+        assert!((g[0] - 4.0).abs() < 1e-12 && g[1] == 1.0);
+    }
 
     #[test]
     fn medians() {

@@ -125,3 +125,25 @@ fn errors_name_file_and_line() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("no benchmark lines"), "{}", stderr(&o));
 }
+
+#[test]
+fn geo_mean_columns_cover_the_same_rows() {
+    // A zero time in one file used to leave that row out of one column's
+    // mean only: 4.00 vs 3.46 for two benchmarks that did not change.
+    let d = Scratch::new("geomean");
+    let (old, new) = (d.path("old.txt"), d.path("new.txt"));
+    std::fs::write(&old, "BenchmarkA 10 0 ns/op\nBenchmarkB 10 4 ns/op\n").unwrap();
+    std::fs::write(&new, "BenchmarkA 10 3 ns/op\nBenchmarkB 10 4 ns/op\n").unwrap();
+    let o = fastcrypt(&["benchcmp", old.to_str().unwrap(), new.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let geo = out
+        .lines()
+        .find(|l| l.starts_with("[Geo mean]"))
+        .unwrap_or_else(|| panic!("no geo mean row:\n{out}"));
+    assert_eq!(
+        geo.split_whitespace().collect::<Vec<_>>(),
+        ["[Geo", "mean]", "4.00", "4.00", "+0.00%"],
+        "{out}"
+    );
+}
