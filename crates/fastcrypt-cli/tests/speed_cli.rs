@@ -345,7 +345,7 @@ fn option_errors_are_one_line() {
     assert!(fails(&["speed", "sha1", "--peers", "libsodium"]).contains("unknown peer `libsodium`"));
     assert!(fails(&["speed", "sha1", "--format", "xml"]).contains("unknown format `xml`"));
     assert!(fails(&["speed", "sha1", "--min-time", "soon"]).contains("invalid --min-time"));
-    assert!(fails(&["speed", "sha1", "--samples", "2"]).contains("at least 5"));
+    assert!(fails(&["speed", "sha1", "--samples", "2"]).contains("from 5 to 1000"));
     assert!(
         fails(&["speed", "sha1", "--compare", "openssl,gpu"]).contains("no implementation `gpu`")
     );
@@ -456,4 +456,47 @@ fn rc4_rows_and_openssl_legacy_provider() {
         line.contains("n/a (OpenSSL's legacy provider did not load: "),
         "{line}"
     );
+}
+
+#[test]
+fn absurd_samples_and_too_short_min_time() {
+    // Used to run for ever; now refused before anything is measured.
+    let o = fastcrypt(&["speed", "sha1", "--samples", "18446744073709551615"]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("from 5 to 1000"), "{e}");
+    // Runs, but says why its figures mean little.
+    let o = fastcrypt(&[
+        "speed",
+        "sha1",
+        "--sizes",
+        "8",
+        "--backend",
+        "auto",
+        "--peers",
+        "none",
+        "--samples",
+        "5",
+        "--min-time",
+        "1ns",
+    ]);
+    assert!(o.status.success());
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("warning: --min-time 1ns over 5 samples"), "{e}");
+    // The suite's own settings (FAST) draw no warning.
+    let o = fastcrypt(&[
+        "speed",
+        "sha1",
+        "--sizes",
+        "8",
+        "--backend",
+        "auto",
+        "--peers",
+        "none",
+        "--min-time",
+        "5ms",
+        "--samples",
+        "5",
+    ]);
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("warning"));
 }

@@ -177,9 +177,29 @@ pub struct Plan {
     pub clock: Clock,
 }
 
+/// Below this per-sample time the clock's own cost and resolution (tens
+/// of nanoseconds per reading) and the loop around the operation are a
+/// visible part of what is measured.
+pub const SHORTEST_SAMPLE: Duration = Duration::from_micros(100);
+
 impl Plan {
     pub fn sample_time(&self) -> Duration {
         self.min_time / self.samples as u32
+    }
+
+    /// Why figures from this plan are not to be trusted, if they are not:
+    /// each sample shorter than [`SHORTEST_SAMPLE`].
+    pub fn too_short(&self) -> Option<String> {
+        let t = self.sample_time();
+        (t < SHORTEST_SAMPLE).then(|| {
+            format!(
+                "--min-time {:?} over {} samples is {t:?} per sample; below {SHORTEST_SAMPLE:?} the \
+                 clock and the loop are a visible part of each figure (use --min-time {:?} or more)",
+                self.min_time,
+                self.samples,
+                SHORTEST_SAMPLE * self.samples as u32
+            )
+        })
     }
 }
 

@@ -63,7 +63,8 @@ pub struct SpeedArgs {
     #[arg(value_name = "ALGO")]
     algos: Vec<String>,
 
-    /// Message sizes, e.g. `8,128,1K,8K,16K` (K = 1024, M = 1024 K).
+    /// Message sizes, e.g. `8,128,1K,8K,16K` (K = 1024, M = 1024 K, G =
+    /// 1024 M; at most 1G).
     /// Default: the classic ones (hashes 8,1K,8K; stream ciphers
     /// 128,1K,8K; AEADs 16,64,1350,8K,16K).
     #[arg(long, value_name = "LIST", value_parser = options::sizes)]
@@ -85,7 +86,7 @@ pub struct SpeedArgs {
     #[arg(long, value_name = "DURATION", value_parser = options::min_time)]
     min_time: Option<Duration>,
 
-    /// Samples (rounds) per cell, at least 5.
+    /// Samples (rounds) per cell, 5 to 1000.
     #[arg(long, value_name = "N", default_value = "15", value_parser = options::samples)]
     samples: usize,
 
@@ -168,6 +169,9 @@ pub fn run(args: SpeedArgs) -> Result<(), String> {
     let algos = select::algorithms(&args.algos)?;
     let mut cells = select::cells(&args, &algos)?;
     let plan = args.plan();
+    if let Some(warning) = plan.too_short() {
+        eprintln!("fastcrypt: warning: {warning}");
+    }
     let header = Header::new(&algos, plan, args.cpu_ghz, !args.no_header);
     let pairs = args
         .compare

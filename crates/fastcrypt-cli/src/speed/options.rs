@@ -75,13 +75,19 @@ impl<E: ValueEnum + Clone + Send + Sync + 'static> TypedValueParser for OneOf<E>
     }
 }
 
-/// `--samples`: a whole number of at least 5.
+/// The most `--samples` a run takes: --compare may take three times as
+/// many rounds, and every round visits every cell.
+pub const MAX_SAMPLES: usize = 1000;
+
+/// `--samples`: a whole number from 5 to [`MAX_SAMPLES`].
 pub fn samples(s: &str) -> Result<usize, String> {
     s.trim()
         .parse()
         .ok()
-        .filter(|&n| n >= 5)
-        .ok_or_else(|| format!("invalid --samples `{s}`: expected a whole number of at least 5"))
+        .filter(|n| (5..=MAX_SAMPLES).contains(n))
+        .ok_or_else(|| {
+            format!("invalid --samples `{s}`: expected a whole number from 5 to {MAX_SAMPLES}")
+        })
 }
 
 /// `--cpu-ghz`: a positive clock rate.
@@ -135,6 +141,7 @@ fn size(s: &str) -> Result<usize, String> {
         "" | "b" => 1,
         "k" | "kib" | "kb" => 1 << 10,
         "m" | "mib" | "mb" => 1 << 20,
+        "g" | "gib" | "gb" => 1 << 30,
         _ => 0,
     };
     num.parse::<usize>()
@@ -143,7 +150,7 @@ fn size(s: &str) -> Result<usize, String> {
         .and_then(|n| n.checked_mul(mult))
         .filter(|&n| n <= 1 << 30)
         .ok_or_else(|| {
-            format!("invalid size `{t}`: expected bytes with an optional K or M suffix (e.g. 8, 1K, 16K), at most 1G")
+            format!("invalid size `{t}`: expected bytes with an optional K, M or G suffix (e.g. 8, 1K, 16K), at most 1G")
         })
 }
 
@@ -256,12 +263,27 @@ mod tests {
             [8, 128, 1024, 8192, 16384]
         );
         assert_eq!(size("2M").unwrap(), 2 << 20);
+        // The bound the message names is itself accepted.
+        assert_eq!(size("1G").unwrap(), 1 << 30);
+        assert!(size("2G").unwrap_err().contains("at most 1G"));
+        assert!(size("1025M").is_err());
         assert_eq!(size("0").unwrap(), 0);
         assert!(size("12Q").unwrap_err().contains("`12Q`"));
         assert!(size("K").is_err());
         assert!(size("-1").is_err());
         assert_eq!(size_text(8192), "8K");
         assert_eq!(size_text(1350), "1350");
+    }
+
+    #[test]
+    fn samples_are_bounded() {
+        assert_eq!(samples("5").unwrap(), 5);
+        assert_eq!(samples("1000").unwrap(), MAX_SAMPLES);
+        assert!(samples("4").is_err());
+        assert!(samples("1001").is_err());
+        assert!(samples("18446744073709551615")
+            .unwrap_err()
+            .contains("5 to 1000"));
     }
 
     #[test]
