@@ -103,6 +103,14 @@ pub enum Error {
         /// Length given.
         got: usize,
     },
+    /// The input to the allocating `open` is shorter than one tag, so it
+    /// holds no ciphertext-and-tag to check.
+    SealedTooShort {
+        /// Length given.
+        got: usize,
+        /// The tag length this cipher expects.
+        tag_len: usize,
+    },
     /// More than [`P_MAX`] bytes of plaintext or ciphertext.
     MessageTooLong,
     /// More than [`A_MAX`] bytes of additional data.
@@ -115,6 +123,10 @@ impl fmt::Display for Error {
             Error::Authentication => f.write_str("AES-GCM: authentication failed"),
             Error::NonceLength { got } => write!(f, "AES-GCM: wrong nonce length {got}"),
             Error::TagLength { got } => write!(f, "AES-GCM: wrong tag length {got}"),
+            Error::SealedTooShort { got, tag_len } => write!(
+                f,
+                "AES-GCM: sealed input of {got} bytes is shorter than the {tag_len}-byte tag"
+            ),
             Error::MessageTooLong => write!(f, "AES-GCM: message longer than {P_MAX} bytes"),
             Error::AadTooLong => write!(f, "AES-GCM: additional data longer than {A_MAX} bytes"),
         }
@@ -453,7 +465,7 @@ macro_rules! define_gcm {
             /// Takes ciphertext followed by the tag; returns the plaintext
             /// only if the tag is right.
             pub fn open(&self, nonce: &[u8], aad: &[u8], sealed: &[u8]) -> Result<alloc::vec::Vec<u8>, Error> {
-                let n = sealed.len().checked_sub(self.inner.tag_len).ok_or(Error::TagLength { got: sealed.len() })?;
+                let n = sealed.len().checked_sub(self.inner.tag_len).ok_or(Error::SealedTooShort { got: sealed.len(), tag_len: self.inner.tag_len })?;
                 let (ct, tag) = sealed.split_at(n);
                 let mut out = ct.to_vec();
                 self.inner.open(nonce, aad, &mut out, tag)?;
