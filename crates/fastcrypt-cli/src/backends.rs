@@ -11,6 +11,8 @@ pub struct BackendRow {
     pub name: &'static str,
     pub needs: &'static str,
     pub available: bool,
+    /// Whether this build contains it (see `PrimitiveBackend::is_compiled`).
+    pub compiled: bool,
 }
 
 /// Every backend of one primitive, slowest first, and the default choice.
@@ -32,6 +34,7 @@ pub fn backend_table<B: PrimitiveBackend>() -> BackendTable {
                 name: b.name(),
                 needs: b.needs(),
                 available: b.is_available(),
+                compiled: b.is_compiled(),
             })
             .collect(),
         fastest: B::fastest().name(),

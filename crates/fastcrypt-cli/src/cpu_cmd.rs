@@ -55,6 +55,8 @@ pub fn run() -> Result<(), String> {
             let status = match (b.available, b.name == table.fastest) {
                 (true, true) => "default",
                 (true, false) => "available",
+                // The build, not the CPU, is why (a portable-only build).
+                (false, _) if !b.compiled => "not-built",
                 (false, _) => "n/a",
             };
             let needs = if b.needs.is_empty() { "-" } else { b.needs };

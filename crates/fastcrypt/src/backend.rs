@@ -125,6 +125,13 @@ pub trait PrimitiveBackend:
     /// Whether this CPU (and this build) can run the backend.
     fn is_available(self) -> bool;
 
+    /// Whether this build contains the backend's code at all: `false` for
+    /// every SIMD backend of a build made with
+    /// `--cfg fastcrypt_backend="portable"` or for another architecture,
+    /// whatever the CPU. An unavailable backend that is compiled is one
+    /// this CPU (or OS) lacks the features for.
+    fn is_compiled(self) -> bool;
+
     /// The backends this CPU (and this build) can run, slowest first.
     fn available() -> alloc::vec::Vec<Self> {
         Self::ALL
@@ -224,6 +231,10 @@ macro_rules! define_backends {
             fn is_available(self) -> bool {
                 probe(self).is_some()
             }
+
+            fn is_compiled(self) -> bool {
+                match self { $(Backend::$var => define_backends!(@compiled $($kcfg)?),)+ }
+            }
         }
 
         // Inherent forms of the trait's items, so callers need no import.
@@ -307,6 +318,12 @@ macro_rules! define_backends {
     };
     (@needs) => {
         ""
+    };
+    (@compiled) => {
+        true
+    };
+    (@compiled $kcfg:meta) => {
+        cfg!($kcfg)
     };
     (@needs $tok:ident) => {
         crate::cpu::$tok::NEEDS

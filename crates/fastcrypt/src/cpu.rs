@@ -26,17 +26,19 @@
 //!
 //! Detection reads CPUID and XCR0 directly (with or without `std`): a
 //! feature that needs AVX or AVX-512 register state counts only when the
-//! OS saves that state. With `--cfg fastcrypt_backend="portable"` no SIMD
-//! feature is ever reported and no SIMD kernel is compiled.
+//! OS saves that state. With `--cfg fastcrypt_backend="portable"` the
+//! features are still detected and reported (so that tools can tell a CPU
+//! that lacks a feature from a build that left its kernel out), but no
+//! SIMD kernel and no token is compiled.
 
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 use core::sync::atomic::{AtomicU32, Ordering};
 
 /// XCR0 bits 1 and 2: the OS saves XMM and YMM state.
-#[cfg(fastcrypt_x86)]
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 const XCR0_YMM: u64 = 0b110;
 /// XCR0 bits 1, 2 and 5-7: XMM, YMM, opmask, and both halves of ZMM state.
-#[cfg(fastcrypt_x86)]
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 const XCR0_ZMM: u64 = 0b1110_0110;
 
 /// A feature's name: the field's own name except where Linux's
@@ -123,13 +125,13 @@ macro_rules! features {
                 Features { $($field: b & (1 << Bit::$field as u32) != 0,)+ }
             }
 
-            #[cfg(fastcrypt_x86)]
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             fn to_bits(self) -> u32 {
                 0 $(| (u32::from(self.$field) << Bit::$field as u32))+
             }
 
             /// Reads every row from CPUID and XCR0.
-            #[cfg(fastcrypt_x86)]
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             fn detect() -> Features {
                 let id = raw::Ids::read();
                 Features {$(
@@ -231,9 +233,6 @@ fn cached_bits() -> u32 {
         return v & !FILLED;
     }
     // Racing threads compute the same value; whichever store wins is right.
-    #[cfg(not(fastcrypt_x86))]
-    let bits = 0;
-    #[cfg(fastcrypt_x86)]
     let bits = Features::detect().to_bits();
     CACHE.store(bits | FILLED, Ordering::Relaxed);
     bits
@@ -257,7 +256,7 @@ mod raw {
     }
 
     /// The CPUID leaves the feature table reads, and XCR0.
-    #[cfg(fastcrypt_x86)]
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     #[allow(non_snake_case)]
     pub struct Regs {
         pub EBX: u32,
@@ -265,14 +264,14 @@ mod raw {
         pub EDX: u32,
     }
 
-    #[cfg(fastcrypt_x86)]
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     pub struct Ids {
         pub leaf1: Regs,
         pub leaf7: Regs,
         pub xcr0: u64,
     }
 
-    #[cfg(fastcrypt_x86)]
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     impl Ids {
         pub fn read() -> Ids {
             let regs = |r: CpuidResult| Regs {
@@ -524,7 +523,7 @@ mod tests {
     /// Every row agrees with std's detector where std knows the feature
     /// (std, too, counts AVX and AVX-512 only with the OS's register
     /// state).
-    #[cfg(all(fastcrypt_x86, feature = "std"))]
+    #[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), feature = "std"))]
     #[test]
     fn agrees_with_std() {
         extern crate std;

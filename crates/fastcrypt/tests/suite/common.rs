@@ -93,6 +93,14 @@ where
         if b.check().is_ok() != b.is_available() {
             return fail(format!("{b}: check() disagrees with is_available()"));
         }
+        // Only compiled code can run; a portable-only build compiles only
+        // the portable backend (the first), whatever the CPU has.
+        let portable_only = cfg!(fastcrypt_backend = "portable");
+        if (b.is_available() && !b.is_compiled())
+            || (portable_only && b.is_compiled() != (b == B::ALL[0]))
+        {
+            return fail(format!("{b}: is_compiled() is {}", b.is_compiled()));
+        }
         match (build(b), b.check()) {
             (Ok(got), Ok(())) if got == b => {}
             (Ok(got), Ok(())) => return fail(format!("with_backend({b}) built {got}")),

@@ -111,8 +111,8 @@ impl Implementation {
 }
 
 /// A row for every backend of `B`, runnable here or not: `make` returns
-/// the backend's operation, or `None` when this CPU lacks it (the row then
-/// says `n/a (needs ...)`).
+/// the backend's operation, or `None` when it cannot run (the row then
+/// says `n/a (needs ...)` or `n/a (not in this build)`).
 pub fn backend_rows<B: PrimitiveBackend>(
     mut make: impl FnMut(B) -> Option<Box<dyn Op>>,
 ) -> Vec<Implementation> {
@@ -121,18 +121,21 @@ pub fn backend_rows<B: PrimitiveBackend>(
         .map(|&b| Implementation {
             name: b.name(),
             origin: Origin::Backend,
-            op: make(b).ok_or_else(|| needs_text(b.needs())),
+            op: make(b).ok_or_else(|| unavailable_text(b)),
             about: "",
         })
         .collect()
 }
 
-/// The n/a reason for a backend this CPU lacks.
-fn needs_text(needs: &str) -> String {
-    if needs.is_empty() {
+/// The n/a reason for a backend that cannot run: the build left it out
+/// (a portable-only build, another architecture), or this CPU lacks what
+/// it needs. Blaming the CPU for the build would send users hunting for a
+/// feature they have.
+fn unavailable_text<B: PrimitiveBackend>(b: B) -> String {
+    if !b.is_compiled() {
         "not in this build".into()
     } else {
-        format!("needs {needs}")
+        format!("needs {}", b.needs())
     }
 }
 
