@@ -45,9 +45,17 @@ pub struct Parsed {
 }
 
 fn read(path: &Path) -> Result<Parsed, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-    parse(&text, path)
+    // Bytes, not a String: benchmark output may carry other lines in any
+    // encoding (a test's log, a locale's quotes), and only `Benchmark`
+    // lines, which are ASCII, matter.
+    let bytes = std::fs::read(path).map_err(|e| {
+        format!(
+            "{}: cannot read: {}",
+            path.display(),
+            crate::stdio::os_message(&e)
+        )
+    })?;
+    parse(&String::from_utf8_lossy(&bytes), path)
 }
 
 /// Parses Go benchmark lines: `Name  iterations  value unit  value unit...`.

@@ -147,3 +147,16 @@ fn geo_mean_columns_cover_the_same_rows() {
         "{out}"
     );
 }
+
+#[test]
+fn lines_in_other_encodings_are_skipped() {
+    // Only `Benchmark` lines matter; a log line in Latin-1 used to fail the
+    // whole file with "stream did not contain valid UTF-8".
+    let d = Scratch::new("latin1");
+    let (old, new) = (d.path("old.txt"), d.path("new.txt"));
+    std::fs::write(&old, b"caf\xe9 log line\nBenchmarkA 10 8 ns/op\n").unwrap();
+    std::fs::write(&new, b"BenchmarkA 10 4 ns/op\n\xff\xfe\n").unwrap();
+    let o = fastcrypt(&["benchcmp", old.to_str().unwrap(), new.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("-50.00%"), "{}", stdout(&o));
+}

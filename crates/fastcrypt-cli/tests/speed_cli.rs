@@ -500,3 +500,26 @@ fn absurd_samples_and_too_short_min_time() {
     ]);
     assert!(!String::from_utf8_lossy(&o.stderr).contains("warning"));
 }
+
+#[test]
+fn plot_destination_is_checked_before_measuring() {
+    // A missing directory used to fail only after the whole run.
+    let t = std::time::Instant::now();
+    let e = fails(&["speed", "sha1", "--plot", "/nonexistent-fastcrypt/x.svg"]);
+    assert!(
+        e.contains("/nonexistent-fastcrypt: No such file or directory"),
+        "{e}"
+    );
+    let e = fails(&[
+        "speed",
+        "sha1",
+        "--plot",
+        std::env::temp_dir().to_str().unwrap(),
+    ]);
+    assert!(e.contains("is a directory"), "{e}");
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(5),
+        "measured first"
+    );
+    assert!(fails(&["speed", "sha1", "--cpu-ghz", "1e308"]).contains("at most 100"));
+}

@@ -168,6 +168,10 @@ pub fn run(args: SpeedArgs) -> Result<(), String> {
     }
     let algos = select::algorithms(&args.algos)?;
     let mut cells = select::cells(&args, &algos)?;
+    if let Some(path) = &args.plot {
+        // Before minutes of measuring, not after.
+        report::plot::check_destination(path)?;
+    }
     let plan = args.plan();
     if let Some(warning) = plan.too_short() {
         eprintln!("fastcrypt: warning: {warning}");

@@ -90,13 +90,15 @@ pub fn samples(s: &str) -> Result<usize, String> {
         })
 }
 
-/// `--cpu-ghz`: a positive clock rate.
+/// `--cpu-ghz`: a clock rate a CPU can have, above 0 and at most 100 GHz.
 pub fn cpu_ghz(s: &str) -> Result<f64, String> {
     s.trim()
         .parse::<f64>()
         .ok()
-        .filter(|g| g.is_finite() && *g > 0.0)
-        .ok_or_else(|| format!("invalid --cpu-ghz `{s}`: expected a clock rate in GHz, e.g. 3.5"))
+        .filter(|g| *g > 0.0 && *g <= 100.0)
+        .ok_or_else(|| {
+            format!("invalid --cpu-ghz `{s}`: expected a clock rate in GHz, e.g. 3.5 (at most 100)")
+        })
 }
 
 /// `--min-time`: `500ms`, `2s`, `1.5s`, `100us`, `1min 30s` (humantime's
@@ -110,7 +112,7 @@ pub fn min_time(s: &str) -> Result<Duration, String> {
         .or_else(|| humantime::parse_duration(t).ok())
         .filter(|d| !d.is_zero() && *d <= Duration::from_secs(3600))
         .ok_or_else(|| {
-            format!("invalid --min-time `{t}`: expected a duration such as 500ms, 2s or 100us")
+            format!("invalid --min-time `{t}`: expected a duration such as 500ms, 2s or 100us, at most 1h")
         })
 }
 

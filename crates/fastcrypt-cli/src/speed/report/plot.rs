@@ -21,6 +21,37 @@ fn plot_path(path: &Path, algo: &str, several: bool) -> PathBuf {
 
 /// Draws MB/s against size for each algorithm (log x axis, one line per
 /// implementation). Returns the files written.
+/// Fails unless the plot files can be created where `path` says: its
+/// directory exists and is a directory, and `path` is not one.
+pub fn check_destination(path: &Path) -> Result<(), String> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => {
+            return Err(format!(
+                "--plot {}: {} is not a directory",
+                path.display(),
+                dir.display()
+            ))
+        }
+        Err(e) => {
+            return Err(format!(
+                "--plot {}: {}: {}",
+                path.display(),
+                dir.display(),
+                crate::stdio::os_message(&e)
+            ))
+        }
+    }
+    if path.is_dir() {
+        return Err(format!("--plot {}: is a directory", path.display()));
+    }
+    Ok(())
+}
+
 pub fn draw(run: &Run, path: &Path) -> Result<Vec<(PathBuf, &'static str)>, String> {
     use plotters::prelude::*;
     let several = run.algos.len() > 1;
