@@ -64,18 +64,35 @@ fn main() -> ExitCode {
         Err(e) => return usage_error(&e),
     };
     let result = match cli.command {
-        Command::Cpu => cpu_cmd::run(),
-        Command::Rc4(args) => rc4_cmd::run(args),
+        Command::Cpu => cpu_cmd::run().map_err(Failure::from),
+        Command::Rc4(args) => rc4_cmd::run(args).map_err(Failure::from),
         Command::Sha1(args) => sha1_cmd::run(args),
-        Command::Speed(args) => speed::run(*args),
-        Command::Benchcmp(args) => benchcmp::run(args),
+        Command::Speed(args) => speed::run(*args).map_err(Failure::from),
+        Command::Benchcmp(args) => benchcmp::run(args).map_err(Failure::from),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
+        Err(Failure::Message(e)) => {
             eprintln!("fastcrypt: {e}");
             ExitCode::FAILURE
         }
+        Err(Failure::Reported) => ExitCode::FAILURE,
+    }
+}
+
+/// Why a command failed: a message for `main` to print, or failures the
+/// command has already reported one by one (as `sha1` does, like GNU's
+/// `sha1sum`: one line per unreadable file, then exit status 1).
+pub enum Failure {
+    /// Printed as `fastcrypt: <message>`.
+    Message(String),
+    /// Already on standard error; only the exit status is left to set.
+    Reported,
+}
+
+impl From<String> for Failure {
+    fn from(e: String) -> Failure {
+        Failure::Message(e)
     }
 }
 

@@ -21,6 +21,51 @@ pub fn write_error(e: &io::Error) -> String {
     format!("write error: {}", os_message(e))
 }
 
+// Whether file descriptor 1 was closed when the process started.
+//
+// Rust's runtime reopens a closed stdin/stdout/stderr on `/dev/null`
+// before `main` runs, so `fastcrypt sha1 f >&-` would otherwise write
+// into `/dev/null` and succeed, where GNU tools fail with EBADF. The
+// probe runs as an ELF constructor, before that runtime setup.
+#[cfg(target_os = "linux")]
+mod probe {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+    extern "C" fn probe_stdout() {
+        // SAFETY: F_GETFD on a plain descriptor number only queries the
+        // descriptor table; it touches no memory of ours.
+        if unsafe { libc::fcntl(1, libc::F_GETFD) } == -1 {
+            STDOUT_CLOSED.store(true, Ordering::Relaxed);
+        }
+    }
+
+    // glibc runs `.init_array` entries before `main`, hence before the
+    // Rust runtime's descriptor sanitising.
+    #[used]
+    #[link_section = ".init_array"]
+    static PROBE: extern "C" fn() = probe_stdout;
+
+    pub fn stdout_closed() -> bool {
+        STDOUT_CLOSED.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod probe {
+    pub fn stdout_closed() -> bool {
+        false
+    }
+}
+
+/// Whether standard output was closed when the process started (`>&-`):
+/// then writing to it must fail with EBADF, as it does in C tools, even
+/// though Rust's runtime has put `/dev/null` on descriptor 1.
+pub fn stdout_was_closed() -> bool {
+    probe::stdout_closed()
+}
+
 /// Restores the default action for SIGPIPE, which the Rust runtime sets
 /// to "ignore": a reader that goes away then ends the process silently,
 /// as it ends `cat` or `sha1sum`, instead of every write failing with

@@ -1,0 +1,370 @@
+//! GNU coreutils' text conventions that `sha1sum` (9.1) uses and that
+//! `fastcrypt sha1` mirrors byte for byte: file name escaping in output
+//! lines, the shell-style quoting of names in error messages, and the
+//! parsing of `--check` lines. Pure functions on bytes, so file names
+//! that are not UTF-8 pass through unchanged.
+
+/// Whether a name on a hashing output line needs GNU's escaping (a
+/// leading `\` on the line): it holds a backslash, newline or CR.
+pub fn needs_escape_hash(name: &[u8]) -> bool {
+    name.iter().any(|&b| matches!(b, b'\\' | b'\n' | b'\r'))
+}
+
+/// Whether a name on a `--check` result line needs escaping: coreutils
+/// 9.1 escapes those only for a newline (a backslash or CR is printed
+/// raw there, unlike on hashing lines).
+pub fn needs_escape_check(name: &[u8]) -> bool {
+    name.contains(&b'\n')
+}
+
+/// `\` as `\\`, newline as `\n`, CR as `\r`: the inverse of [`unescape`].
+pub fn escape(name: &[u8]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(name.len() + 2);
+    for &b in name {
+        match b {
+            b'\\' => v.extend_from_slice(b"\\\\"),
+            b'\n' => v.extend_from_slice(b"\\n"),
+            b'\r' => v.extend_from_slice(b"\\r"),
+            _ => v.push(b),
+        }
+    }
+    v
+}
+
+/// GNU's `filename_unescape`: `\\`, `\n` and `\r` only; any other escape,
+/// a trailing lone backslash or a NUL makes the line malformed (`None`).
+pub fn unescape(s: &[u8]) -> Option<Vec<u8>> {
+    let mut v = Vec::with_capacity(s.len());
+    let mut it = s.iter();
+    while let Some(&b) = it.next() {
+        match b {
+            b'\\' => match it.next() {
+                Some(b'n') => v.push(b'\n'),
+                Some(b'r') => v.push(b'\r'),
+                Some(b'\\') => v.push(b'\\'),
+                _ => return None,
+            },
+            0 => return None,
+            _ => v.push(b),
+        }
+    }
+    Some(v)
+}
+
+/// One unit of a name for quoting: a printable character (kept as is)
+/// or a byte that has to be written as an escape.
+enum Unit<'a> {
+    Char(&'a str),
+    Byte(u8),
+}
+
+/// Splits `name` as glibc's multibyte decoder sees it in a UTF-8 locale:
+/// printable characters stay whole; control characters and bytes that
+/// are not valid UTF-8 become one escaped byte each.
+fn units(name: &[u8]) -> Vec<Unit<'_>> {
+    let mut v = Vec::new();
+    for chunk in name.utf8_chunks() {
+        let s = chunk.valid();
+        let mut start = 0;
+        for (i, c) in s.char_indices() {
+            let end = i + c.len_utf8();
+            if c.is_control() {
+                v.extend(s[i..end].bytes().map(Unit::Byte));
+            } else {
+                v.push(Unit::Char(&s[i..end]));
+            }
+            start = end;
+        }
+        debug_assert_eq!(start, s.len());
+        v.extend(chunk.invalid().iter().map(|&b| Unit::Byte(b)));
+    }
+    v
+}
+
+/// The C escape letter for the control characters quotearg writes that
+/// way (`$'\n'`); the others are written in octal.
+fn c_escape(b: u8) -> Option<char> {
+    Some(match b {
+        7 => 'a',
+        8 => 'b',
+        0x0c => 'f',
+        b'\n' => 'n',
+        b'\r' => 'r',
+        b'\t' => 't',
+        0x0b => 'v',
+        _ => return None,
+    })
+}
+
+/// Characters that never need quoting (gnulib quotearg's list).
+fn is_safe(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || b"%+,-./:]_".contains(&c)
+}
+
+/// GNU's `quotef` (gnulib quotearg, `shell_escape_quoting_style` with `:`
+/// also quoted) in a UTF-8 locale: how coreutils names a file in an error
+/// message, so that the name can be pasted back into a shell. A plain
+/// name is left alone; otherwise it is single-quoted, with control and
+/// invalid bytes as `$'\n'` / `$'\377'` pieces, or double-quoted when an
+/// apostrophe is the only problem.
+pub fn quotef(name: &[u8]) -> String {
+    let units = units(name);
+    // Bytes before each unit, for quotearg's "first character" rules.
+    let mut needs = name.is_empty();
+    let mut shell_compat = true;
+    let mut has_apostrophe = false;
+    let mut at = 0;
+    for u in &units {
+        let (force, compat) = match *u {
+            Unit::Byte(_) => (true, false),
+            Unit::Char(s) if s.len() > 1 => (false, true),
+            Unit::Char(s) => {
+                let c = s.as_bytes()[0];
+                match c {
+                    b'{' | b'}' if name.len() == 1 => (true, true),
+                    b'{' | b'}' => (false, false),
+                    b'#' | b'~' if at == 0 => (true, true),
+                    b'#' | b'~' => (false, false),
+                    b' ' => (true, true),
+                    b'\'' => {
+                        has_apostrophe = true;
+                        (true, true)
+                    }
+                    b':' => (true, true),
+                    _ if is_safe(c) => (false, true),
+                    b'!' | b'"' | b'$' | b'&' | b'(' | b')' | b'*' | b';' | b'<' | b'=' | b'>'
+                    | b'[' | b'^' | b'`' | b'|' | b'?' | b'\\' => (true, false),
+                    // '@' and the like: printable, never special.
+                    _ => (false, true),
+                }
+            }
+        };
+        needs |= force;
+        shell_compat &= compat;
+        at += match u {
+            Unit::Byte(_) => 1,
+            Unit::Char(s) => s.len(),
+        };
+    }
+    if !needs {
+        return String::from_utf8_lossy(name).into_owned();
+    }
+    if has_apostrophe && shell_compat {
+        return format!("\"{}\"", String::from_utf8_lossy(name));
+    }
+    let mut q = String::from("'");
+    // Inside a `$'...'` piece, which the next plain character must close.
+    let mut in_dollar = false;
+    for u in &units {
+        match *u {
+            Unit::Byte(b) => {
+                if !in_dollar {
+                    q.push_str("'$'");
+                    in_dollar = true;
+                }
+                q.push('\\');
+                match c_escape(b) {
+                    Some(e) => q.push(e),
+                    None => q.push_str(&format!("{b:03o}")),
+                }
+            }
+            Unit::Char("'") => {
+                q.push_str("'\\''");
+                in_dollar = false;
+            }
+            Unit::Char(s) => {
+                if in_dollar {
+                    q.push_str("''");
+                    in_dollar = false;
+                }
+                q.push_str(s);
+            }
+        }
+    }
+    q.push('\'');
+    q
+}
+
+/// A well-formed `--check` line: the expected digest (40 hex digits, any
+/// case) and the file name, unescaped.
+#[derive(Debug, PartialEq, Eq)]
+pub struct CheckLine {
+    pub digest: Vec<u8>,
+    pub name: Vec<u8>,
+}
+
+/// Which line format a run of `--check` has committed to, as GNU's
+/// process-wide `bsd_reversed`: the first `hex  name` line rules out the
+/// `hex name` (one space, "BSD reversed") form for every later line and
+/// list, and the reverse.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    Unknown,
+    Gnu,
+    Reversed,
+}
+
+const HEX_LEN: usize = 40;
+/// GNU's shortest line: digest, one separator, one name byte.
+const MIN_LINE: usize = HEX_LEN + 2;
+
+fn is_white(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+fn valid_digits(d: &[u8]) -> bool {
+    d.len() == HEX_LEN && d.iter().all(u8::is_ascii_hexdigit)
+}
+
+/// A name as a C string: GNU stops at the first NUL byte.
+fn c_str(s: &[u8]) -> &[u8] {
+    s.split(|&b| b == 0).next().unwrap_or(s)
+}
+
+/// GNU's `split_3`: one line (trailing LF and CR already removed) as
+/// `[\]hex  name`, `[\]hex *name`, `[\]SHA1 (name) = hex` or, if the run
+/// allows it, `hex name`. Leading blanks are skipped; `None` is a
+/// malformed line.
+pub fn parse_line(s: &[u8], layout: &mut Layout) -> Option<CheckLine> {
+    // Index past the end reads as the C string's terminating NUL.
+    let at = |i: usize| s.get(i).copied().unwrap_or(0);
+    let mut i = 0;
+    while is_white(at(i)) {
+        i += 1;
+    }
+    let escaped = at(i) == b'\\';
+    if escaped {
+        i += 1;
+    }
+    if s[i.min(s.len())..].starts_with(b"SHA1") {
+        i += 4;
+        if at(i) == b' ' {
+            i += 1;
+        }
+        if at(i) != b'(' {
+            return None;
+        }
+        return parse_bsd(&s[i + 1..], escaped);
+    }
+    if s.len().saturating_sub(i) < MIN_LINE + usize::from(at(i) == b'\\') {
+        return None;
+    }
+    let start = i;
+    while at(i) != 0 && !is_white(at(i)) {
+        i += 1;
+    }
+    if i >= s.len() {
+        return None;
+    }
+    let digest = &s[start..i];
+    i += 1;
+    if !valid_digits(digest) {
+        return None;
+    }
+    if s.len() - i == 1 || (at(i) != b' ' && at(i) != b'*') {
+        // `hex name`: refused once the run has seen GNU's two-column form,
+        // so a file renamed with a leading blank cannot pass as another.
+        if *layout == Layout::Gnu {
+            return None;
+        }
+        *layout = Layout::Reversed;
+    } else if *layout != Layout::Reversed {
+        *layout = Layout::Gnu;
+        i += 1;
+    }
+    let name = if escaped {
+        unescape(&s[i..])?
+    } else {
+        c_str(&s[i..]).to_vec()
+    };
+    Some(CheckLine {
+        digest: digest.to_vec(),
+        name,
+    })
+}
+
+/// GNU's `bsd_split_3`: `name) = hex` after `SHA1 (`; the name runs to
+/// the last `)`, so it may itself contain `)`.
+fn parse_bsd(s: &[u8], escaped: bool) -> Option<CheckLine> {
+    let close = s.iter().rposition(|&b| b == b')')?;
+    let name = if escaped {
+        unescape(&s[..close])?
+    } else {
+        c_str(&s[..close]).to_vec()
+    };
+    let rest = skip_blanks(&s[close + 1..]).strip_prefix(b"=")?;
+    let rest = skip_blanks(rest);
+    valid_digits(rest).then(|| CheckLine {
+        digest: rest.to_vec(),
+        name,
+    })
+}
+
+/// `s` past its leading GNU `ISWHITE` bytes (space and tab only).
+fn skip_blanks(s: &[u8]) -> &[u8] {
+    let n = s.iter().take_while(|&&b| is_white(b)).count();
+    &s[n..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_matches_coreutils() {
+        // Expected strings taken from sha1sum 9.1 in C.UTF-8.
+        for (name, want) in [
+            (&b"plain.txt"[..], "plain.txt"),
+            (b"a:b", "'a:b'"),
+            (b"sp ace", "'sp ace'"),
+            (b"q'uote", "\"q'uote\""),
+            ("é".as_bytes(), "é"),
+            (b"\xff", "''$'\\377'"),
+            (b"#h", "'#h'"),
+            (b"a#", "a#"),
+            (b"~t", "'~t'"),
+            (b"t\tab", "'t'$'\\t''ab'"),
+            (b"x=y", "'x=y'"),
+            (b"a,b", "a,b"),
+            (b"a@b", "a@b"),
+            (b"a{b}", "a{b}"),
+            (b"a!b", "'a!b'"),
+            (b"nope\\nx", "'nope\\nx'"),
+            (b"m\n\\\rz", "'m'$'\\n''\\'$'\\r''z'"),
+            (b"it's \\", "'it'\\''s \\'"),
+            (b"", "''"),
+        ] {
+            assert_eq!(quotef(name), want, "{:?}", String::from_utf8_lossy(name));
+        }
+    }
+
+    #[test]
+    fn escaping_round_trips() {
+        let name = b"a\\b\nc\rd";
+        assert_eq!(escape(name), b"a\\\\b\\nc\\rd");
+        assert_eq!(unescape(&escape(name)).unwrap(), name);
+        assert_eq!(unescape(b"a\\"), None);
+        assert_eq!(unescape(b"a\\t"), None);
+    }
+
+    #[test]
+    fn lines_parse_as_gnu_does() {
+        let h = "86f7e437faa5a7fce15d1ddcb9eaeaea377667b8";
+        let mut l = Layout::Unknown;
+        let p = parse_line(format!("  {h} *x y").as_bytes(), &mut l).unwrap();
+        assert_eq!(p.name, b"x y");
+        let p = parse_line(format!("\\SHA1 (a\\nb) = {h}").as_bytes(), &mut l).unwrap();
+        assert_eq!(p.name, b"a\nb");
+        assert!(parse_line(format!("SHA1(a))= {h}").as_bytes(), &mut l).is_some());
+        assert!(parse_line(format!("SHA1 (a) = {h} ").as_bytes(), &mut l).is_none());
+        // GNU layout seen: the one-space form is now malformed.
+        assert!(parse_line(format!("{h} a").as_bytes(), &mut l).is_none());
+        let mut l = Layout::Unknown;
+        assert!(parse_line(format!("{h}\ta").as_bytes(), &mut l).is_some());
+        let p = parse_line(format!("{h}  a").as_bytes(), &mut l).unwrap();
+        assert_eq!(p.name, b" a");
+        for bad in ["", "x", "SHA1", "SHA1 (", &h[..39], "\\"] {
+            assert!(parse_line(bad.as_bytes(), &mut Layout::Unknown).is_none());
+        }
+    }
+}

@@ -1,0 +1,305 @@
+//! `fastcrypt sha1`: SHA-1 of files, and `--check` of lists of digests,
+//! behaving as GNU coreutils' `sha1sum` (9.1) does: the same options,
+//! line formats, name escaping, messages on stdout and stderr, warnings
+//! and exit status (the compatibility test, tests/sha1_gnu_compat.rs,
+//! runs both). File names are raw bytes, so names that are not UTF-8
+//! work. Files are streamed in 256 KiB reads: memory stays flat for any
+//! size; `-` (or no file) is standard input.
+
+mod check;
+mod gnu;
+mod out;
+
+use clap::{ArgMatches, Command, FromArgMatches};
+use fastcrypt::sha1::{Backend, Sha1};
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::{self, Read};
+use std::os::unix::ffi::OsStrExt;
+
+use crate::Failure;
+use out::Out;
+
+/// The options as clap parses them; [`Args`] adds the order in which the
+/// overriding ones were given, which GNU's semantics depend on.
+#[derive(clap::Args)]
+struct Raw {
+    /// Files to hash, or with --check, lists to check (`-` or none:
+    /// standard input).
+    #[arg(value_name = "FILE")]
+    files: Vec<OsString>,
+    /// Read in binary mode: mark lines with `*` (no difference in the
+    /// digest on Unix).
+    #[arg(short, long, action = clap::ArgAction::SetTrue, overrides_with = "binary")]
+    binary: bool,
+    /// Read checksums from the FILEs and check them.
+    #[arg(short, long, action = clap::ArgAction::SetTrue, overrides_with = "check")]
+    check: bool,
+    /// Write BSD-style lines: `SHA1 (FILE) = HEX`.
+    #[arg(long, action = clap::ArgAction::SetTrue, overrides_with = "tag")]
+    tag: bool,
+    /// Read in text mode (the default).
+    #[arg(short, long, action = clap::ArgAction::SetTrue, overrides_with = "text")]
+    text: bool,
+    /// End each output line with NUL, not newline, and disable file name
+    /// escaping.
+    #[arg(short, long, action = clap::ArgAction::SetTrue, overrides_with = "zero")]
+    zero: bool,
+    /// With --check: don't fail or report status for missing files.
+    #[arg(long, action = clap::ArgAction::SetTrue, overrides_with = "ignore_missing")]
+    ignore_missing: bool,
+    /// With --check: don't print OK for each successfully verified file.
+    #[arg(long, action = clap::ArgAction::SetTrue, overrides_with = "quiet")]
+    quiet: bool,
+    /// With --check: don't output anything, the exit status shows success.
+    #[arg(long, action = clap::ArgAction::SetTrue, overrides_with = "status")]
+    status: bool,
+    /// With --check: exit non-zero for improperly formatted checksum lines.
+    #[arg(long, action = clap::ArgAction::SetTrue, overrides_with = "strict")]
+    strict: bool,
+    /// With --check: warn about improperly formatted checksum lines.
+    #[arg(short, long, action = clap::ArgAction::SetTrue, overrides_with = "warn")]
+    warn: bool,
+    /// Backend to use (default: the fastest this CPU runs); see `fastcrypt
+    /// cpu`. fastcrypt's own option, not in sha1sum.
+    #[arg(long, value_name = "NAME")]
+    backend: Option<String>,
+}
+
+const AFTER_HELP: &str = "\
+Output lines are `HEX  FILE` (`HEX *FILE` with --binary) or, with --tag, \
+`SHA1 (FILE) = HEX`. A name holding a backslash, newline or carriage return \
+is written escaped (`\\\\`, `\\n`, `\\r`) on a line that starts with `\\`, so \
+the list can be checked again; --zero writes names raw instead.
+
+--check reads both formats, also mixed, escaped lines, CRLF line ends and \
+lines starting with `#` (ignored). Improperly formatted lines are skipped \
+(counted in a warning; --strict makes them fail). `FILE: OK` and \
+`FILE: FAILED` go to standard output; reasons and warnings to standard error.
+
+Exit status: 0 when every file was hashed or, with --check, when at least \
+one listed file matched and none failed; 1 otherwise, and on usage errors.
+
+SHA-1 is broken for collision resistance: use it for interoperability.";
+
+/// The `sha1` subcommand's options, with GNU's last-one-wins rules for
+/// `-b`/`-t`/`--tag` and `--status`/`--warn`/`--quiet` already applied.
+pub struct Args {
+    raw: Raw,
+    /// `-b`, `-t` or `--tag`, whichever came last, as GNU's `binary`
+    /// variable: `Some(true)` binary, `Some(false)` text, `None` unset.
+    binary: Option<bool>,
+    /// `--status`, `--warn` or `--quiet`, whichever came last.
+    verbosity: Option<Verbosity>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Verbosity {
+    Status,
+    Warn,
+    Quiet,
+}
+
+/// The position of an option's last occurrence on the command line.
+/// Flags that were not given still have a (default) value, and an index.
+fn last_index(m: &ArgMatches, id: &str) -> Option<usize> {
+    if m.value_source(id) != Some(clap::parser::ValueSource::CommandLine) {
+        return None;
+    }
+    m.indices_of(id).and_then(|i| i.max())
+}
+
+/// Of the options `ids` (with their meaning), the one given last.
+fn last_of<T: Copy>(m: &ArgMatches, ids: &[(&str, T)]) -> Option<T> {
+    ids.iter()
+        .filter_map(|&(id, v)| last_index(m, id).map(|i| (i, v)))
+        .max_by_key(|&(i, _)| i)
+        .map(|(_, v)| v)
+}
+
+impl FromArgMatches for Args {
+    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+        Ok(Args {
+            raw: Raw::from_arg_matches(m)?,
+            binary: last_of(m, &[("binary", true), ("text", false), ("tag", true)]),
+            verbosity: last_of(
+                m,
+                &[
+                    ("status", Verbosity::Status),
+                    ("warn", Verbosity::Warn),
+                    ("quiet", Verbosity::Quiet),
+                ],
+            ),
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Args::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl clap::Args for Args {
+    fn augment_args(cmd: Command) -> Command {
+        <Raw as clap::Args>::augment_args(cmd).after_long_help(AFTER_HELP)
+    }
+
+    fn augment_args_for_update(cmd: Command) -> Command {
+        <Raw as clap::Args>::augment_args_for_update(cmd).after_long_help(AFTER_HELP)
+    }
+}
+
+/// GNU's option checks, in GNU's order, with its wording.
+fn usage_check(a: &Args) -> Result<(), String> {
+    let r = &a.raw;
+    let check = r.check;
+    let is = |v| a.verbosity == Some(v);
+    let problem = if r.tag && a.binary == Some(false) {
+        Some("--tag does not support --text mode")
+    } else if r.zero && check {
+        Some("the --zero option is not supported when verifying checksums")
+    } else if r.tag && check {
+        Some("the --tag option is meaningless when verifying checksums")
+    } else if a.binary.is_some() && check {
+        Some("the --binary and --text options are meaningless when verifying checksums")
+    } else if r.ignore_missing && !check {
+        Some("the --ignore-missing option is meaningful only when verifying checksums")
+    } else if is(Verbosity::Status) && !check {
+        Some("the --status option is meaningful only when verifying checksums")
+    } else if is(Verbosity::Warn) && !check {
+        Some("the --warn option is meaningful only when verifying checksums")
+    } else if is(Verbosity::Quiet) && !check {
+        Some("the --quiet option is meaningful only when verifying checksums")
+    } else if r.strict && !check {
+        Some("the --strict option is meaningful only when verifying checksums")
+    } else {
+        None
+    };
+    match problem {
+        Some(p) => Err(format!(
+            "{p}\nTry 'fastcrypt sha1 --help' for more information."
+        )),
+        None => Ok(()),
+    }
+}
+
+fn hasher(backend: Option<Backend>) -> Result<Sha1, String> {
+    match backend {
+        Some(b) => Sha1::with_backend(b).map_err(|e| e.to_string()),
+        None => Ok(Sha1::new()),
+    }
+}
+
+fn hash_reader(mut r: impl Read, backend: Option<Backend>) -> io::Result<[u8; 20]> {
+    let mut h = hasher(backend).map_err(io::Error::other)?;
+    let mut buf = vec![0u8; 256 * 1024];
+    loop {
+        match r.read(&mut buf) {
+            Ok(0) => return Ok(h.finalize()),
+            Ok(n) => h.update(&buf[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// The digest of a file or, for `-`, of standard input. A directory opens
+/// and then fails to read with EISDIR, the error GNU reports.
+fn hash_path(name: &[u8], backend: Option<Backend>) -> io::Result<[u8; 20]> {
+    if name == b"-" {
+        hash_reader(io::stdin().lock(), backend)
+    } else {
+        hash_reader(File::open(std::ffi::OsStr::from_bytes(name))?, backend)
+    }
+}
+
+fn hex(d: &[u8]) -> String {
+    d.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Prints `fastcrypt: NAME: REASON` to stderr, NAME quoted as GNU does.
+fn report(name: &[u8], e: &io::Error) {
+    eprintln!(
+        "fastcrypt: {}: {}",
+        gnu::quotef(name),
+        crate::stdio::os_message(e)
+    );
+}
+
+/// One output line for a hashed file, in the requested format.
+fn hash_line(name: &[u8], digest: &[u8], binary: bool, tag: bool, zero: bool) -> Vec<u8> {
+    let escape = !zero && gnu::needs_escape_hash(name);
+    let shown = if escape {
+        gnu::escape(name)
+    } else {
+        name.to_vec()
+    };
+    let mut line = Vec::with_capacity(shown.len() + 50);
+    if escape {
+        line.push(b'\\');
+    }
+    if tag {
+        line.extend_from_slice(b"SHA1 (");
+        line.extend_from_slice(&shown);
+        line.extend_from_slice(b") = ");
+        line.extend_from_slice(hex(digest).as_bytes());
+    } else {
+        line.extend_from_slice(hex(digest).as_bytes());
+        line.extend_from_slice(if binary { b" *" } else { b"  " });
+        line.extend_from_slice(&shown);
+    }
+    line.push(if zero { 0 } else { b'\n' });
+    line
+}
+
+pub fn run(args: Args) -> Result<(), Failure> {
+    usage_check(&args)?;
+    let backend = args
+        .raw
+        .backend
+        .as_deref()
+        .map(|n| n.parse::<Backend>().map_err(|e| e.to_string()))
+        .transpose()?;
+    // Refuse an unavailable backend once, up front, with the reason.
+    hasher(backend)?;
+    let r = &args.raw;
+    let files: Vec<&[u8]> = if r.files.is_empty() {
+        vec![b"-"]
+    } else {
+        r.files.iter().map(|f| f.as_bytes()).collect()
+    };
+    let mut out = Out::stdout();
+    let mut ok = true;
+    if r.check {
+        let mut checker = check::Checker {
+            backend,
+            status: args.verbosity == Some(Verbosity::Status),
+            warn: args.verbosity == Some(Verbosity::Warn),
+            quiet: args.verbosity == Some(Verbosity::Quiet),
+            strict: r.strict,
+            ignore_missing: r.ignore_missing,
+            layout: gnu::Layout::Unknown,
+        };
+        for list in files {
+            ok &= checker.check_list(list, &mut out);
+        }
+    } else {
+        let binary = args.binary.unwrap_or(false);
+        for name in files {
+            match hash_path(name, backend) {
+                Ok(d) => out.record(&hash_line(name, &d, binary, r.tag, r.zero)),
+                Err(e) => {
+                    report(name, &e);
+                    ok = false;
+                }
+            }
+        }
+    }
+    out.finish().map_err(|e| crate::stdio::write_error(&e))?;
+    if ok {
+        Ok(())
+    } else {
+        // Every failure has been reported on its own line, as GNU does.
+        Err(Failure::Reported)
+    }
+}
