@@ -1,23 +1,69 @@
 //! `fastcrypt rc4`: RC4 or RC4-drop\[n\] over a file or a pipe, in constant
 //! memory (one 64 KiB buffer, whatever the input's size).
 //!
-//! With `-o`, the output goes to a temporary file in the same directory,
-//! renamed over OUT only once everything was written and synced: an
-//! existing OUT is never truncated or left half-written, and a failed run
-//! leaves no temporary file behind.
+//! The order of work: the arguments are checked (key, backend, the
+//! `--drop` bound), then the input and the output are opened and checked
+//! against each other, and only then is the keystream dropped and the
+//! data streamed, so every refusal comes before any long work.
+//!
+//! With `-o`, a regular OUT (or a new one) is written through a temporary
+//! file beside it, renamed over it only once everything was written and
+//! synced: an existing OUT is never truncated or left half-written, and a
+//! failed or interrupted run leaves no temporary file behind. Anything
+//! else (a device, a FIFO, a terminal) is written in place, since
+//! renaming over it would replace it with a regular file.
+
+mod output;
+mod signals;
 
 use fastcrypt::rc4::{Backend, Rc4, MAX_KEY_LEN, MIN_KEY_LEN};
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Read, Write};
+use output::Output;
+use std::fs::File;
+use std::io::{self, Read};
 use std::os::fd::AsFd;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Bytes read, encrypted and written per step.
 const CHUNK: usize = 64 * 1024;
 
+/// The largest `--drop`: 2^40 bytes (1 TiB) of keystream, minutes of
+/// work. Ordinary drops are a few KiB; a larger one is only useful to
+/// start deep inside a stream, and a mistyped huge one would otherwise
+/// run for years before doing anything.
+const MAX_DROP: u64 = 1 << 40;
+
+const AFTER_LONG_HELP: &str = "\
+Output (-o OUT):
+  A regular file, or a path that does not exist yet, is written through a
+  temporary file in the directory of the real file (symbolic links are
+  followed, and stay links), renamed over it once all was written: OUT is
+  never left half-written, and an error or SIGINT/SIGTERM/SIGHUP removes
+  the temporary. The new OUT keeps the old one's mode (and, as root, its
+  owner); other hard links to the old OUT keep the old content.
+  A device, FIFO or terminal (e.g. /dev/null) is opened and written in
+  place, never replaced; so is a regular file that is already standard
+  output (`-o /dev/stdout >> log` appends). A directory or a socket is
+  refused before any input is read.
+
+Input and output the same file:
+  -i/stdin and -o naming the same file (by any path, link or hard link)
+  is refused. Without -o, standard output that is the input's regular
+  file is refused if the file is not empty or is opened for appending
+  (`-i g >> g`, `< g 1<> g`): \"input file is output file\", as GNU cat.
+  Only `< g > g`, which the shell has already emptied, runs (and writes
+  nothing).
+
+Limits: --drop is at most 2^40 (1099511627776). The arguments are checked
+first, then the input and output are opened, then the work starts.
+
+Errors: one line on standard error, exit status 1. A failed write to
+standard output (a closed descriptor, a full disk) is reported as
+\"write error: ...\"; a closed pipe ends the process quietly by SIGPIPE.";
+
 /// `fastcrypt rc4 (--key HEX | --key-file FILE) [--drop N] [-i IN] [-o OUT]`
 #[derive(clap::Args, Debug)]
 #[command(group(clap::ArgGroup::new("key_source").required(true).args(["key", "key_file"])))]
+#[command(after_long_help = AFTER_LONG_HELP)]
 pub struct Args {
     /// The key as hex digits (1 to 256 bytes).
     #[arg(long, value_name = "HEX")]
@@ -25,15 +71,15 @@ pub struct Args {
     /// A file holding the raw key bytes (1 to 256 bytes, no encoding).
     #[arg(long, value_name = "FILE")]
     key_file: Option<PathBuf>,
-    /// Discard the first N keystream bytes: RC4-drop[N] (BitTorrent's
-    /// message stream encryption uses 1024).
+    /// Discard the first N keystream bytes, N at most 2^40: RC4-drop[N]
+    /// (BitTorrent's message stream encryption uses 1024).
     #[arg(long, value_name = "N", default_value_t = 0)]
     drop: u64,
     /// Read from IN instead of standard input.
     #[arg(short = 'i', long = "input", value_name = "IN")]
     input: Option<PathBuf>,
-    /// Write to OUT instead of standard output (through a temporary file
-    /// in OUT's directory, renamed into place on success).
+    /// Write to OUT instead of standard output: a regular file is replaced
+    /// through a temporary, a device or FIFO written in place (--help).
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     output: Option<PathBuf>,
     /// Backend to use (default: the fastest this CPU runs); see
@@ -43,10 +89,16 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), String> {
+    // 1. The arguments.
+    if args.drop > MAX_DROP {
+        return Err(format!(
+            "rc4: --drop {} is more than the limit, 2^40 ({MAX_DROP})",
+            args.drop
+        ));
+    }
     let key = match (&args.key, &args.key_file) {
         (Some(hex), _) => parse_hex(hex).map_err(|e| format!("rc4: --key: {e}"))?,
-        (None, Some(path)) => fs::read(path)
-            .map_err(|e| format!("rc4: cannot read key file {}: {e}", path.display()))?,
+        (None, Some(path)) => read_key_file(path)?,
         (None, None) => return Err("rc4: give --key HEX or --key-file FILE".into()),
     };
     if !(MIN_KEY_LEN..=MAX_KEY_LEN).contains(&key.len()) {
@@ -62,35 +114,65 @@ pub fn run(args: Args) -> Result<(), String> {
             Rc4::with_backend(b, &key).map_err(|e| format!("rc4: {e}"))?
         }
     };
-    cipher.skip(args.drop);
 
-    // The input first: an unreadable input must fail before any output
-    // file is created.
-    let input = match &args.input {
-        Some(path) => {
-            File::open(path).map_err(|e| format!("rc4: cannot open {}: {e}", path.display()))?
-        }
-        None => std_file(io::stdin().as_fd()).map_err(|e| format!("rc4: standard input: {e}"))?,
-    };
+    // 2. The input, then the output: an unreadable input fails before any
+    // output file is created.
     let in_name = args
         .input
         .as_ref()
         .map_or_else(|| "standard input".to_string(), |p| p.display().to_string());
-
-    match &args.output {
-        None => {
-            let out =
-                std_file(io::stdout().as_fd()).map_err(|e| format!("rc4: standard output: {e}"))?;
-            stream(&mut cipher, input, &in_name, out, "standard output")
+    let input = match &args.input {
+        Some(path) => File::open(path).map_err(|e| format!("rc4: cannot open {in_name}: {e}"))?,
+        None if crate::stdio::was_closed(0) => {
+            return Err(format!(
+                "rc4: cannot read {in_name}: {}",
+                crate::stdio::os_message(&io::Error::from_raw_os_error(libc::EBADF))
+            ))
         }
-        Some(path) => {
-            refuse_same_file(&input, &in_name, path)?;
-            let mut tmp = TempOut::create(path)?;
-            let name = path.display().to_string();
-            stream(&mut cipher, input, &in_name, &mut tmp.file, &name)?;
-            tmp.commit()
-        }
+        None => io::stdin()
+            .as_fd()
+            .try_clone_to_owned()
+            .map(File::from)
+            .map_err(|e| format!("rc4: cannot read {in_name}: {e}"))?,
+    };
+    let in_meta = input
+        .metadata()
+        .map_err(|e| format!("rc4: cannot stat {in_name}: {e}"))?;
+    if in_meta.is_dir() {
+        return Err(format!("rc4: cannot read {in_name}: Is a directory"));
     }
+    let mut out = match &args.output {
+        None => Output::stdout(&in_meta, &in_name)?,
+        Some(path) => Output::path(path, &in_meta, &in_name)?,
+    };
+
+    // 3. The work.
+    cipher.skip(args.drop);
+    stream(&mut cipher, input, &in_name, &mut out)?;
+    out.finish()
+}
+
+/// The key file's bytes, reading no more than one byte past the longest
+/// key, so that `--key-file /dev/zero` is refused rather than read
+/// forever.
+fn read_key_file(path: &std::path::Path) -> Result<Vec<u8>, String> {
+    let cannot = |e: io::Error| format!("rc4: cannot read key file {}: {e}", path.display());
+    let file = File::open(path).map_err(cannot)?;
+    let mut key = Vec::new();
+    (&file)
+        .take(MAX_KEY_LEN as u64 + 1)
+        .read_to_end(&mut key)
+        .map_err(cannot)?;
+    if key.len() > MAX_KEY_LEN {
+        let size = match file.metadata() {
+            Ok(m) if m.is_file() => format!("{} bytes", m.len()),
+            _ => format!("more than {MAX_KEY_LEN} bytes"),
+        };
+        return Err(format!(
+            "rc4: the key file holds {size}; RC4 keys are {MIN_KEY_LEN} to {MAX_KEY_LEN} bytes"
+        ));
+    }
+    Ok(key)
 }
 
 /// Reads `input` to its end, applies the keystream and writes the result,
@@ -99,123 +181,18 @@ fn stream(
     cipher: &mut Rc4,
     mut input: impl Read,
     in_name: &str,
-    mut output: impl Write,
-    out_name: &str,
+    out: &mut Output,
 ) -> Result<(), String> {
     let mut buf = vec![0u8; CHUNK];
     loop {
         let n = match input.read(&mut buf) {
-            Ok(0) => break,
+            Ok(0) => return Ok(()),
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(format!("rc4: cannot read {in_name}: {e}")),
         };
         cipher.apply_keystream(&mut buf[..n]);
-        output
-            .write_all(&buf[..n])
-            .map_err(|e| format!("rc4: cannot write {out_name}: {e}"))?;
-    }
-    output
-        .flush()
-        .map_err(|e| format!("rc4: cannot write {out_name}: {e}"))
-}
-
-/// An unbuffered `File` on a duplicate of a standard stream's descriptor:
-/// binary data in 64 KiB writes, with no line buffering in between.
-fn std_file(fd: std::os::fd::BorrowedFd<'_>) -> io::Result<File> {
-    Ok(File::from(fd.try_clone_to_owned()?))
-}
-
-/// Fails if `input` (a file or standard input) is the file `out` names:
-/// writing it would destroy the data still to be read.
-fn refuse_same_file(input: &File, in_name: &str, out: &Path) -> Result<(), String> {
-    use std::os::unix::fs::MetadataExt;
-    let Ok(out_meta) = fs::metadata(out) else {
-        // OUT does not exist yet, so it cannot be the input.
-        return Ok(());
-    };
-    let in_meta = input
-        .metadata()
-        .map_err(|e| format!("rc4: cannot stat {in_name}: {e}"))?;
-    if in_meta.dev() == out_meta.dev() && in_meta.ino() == out_meta.ino() {
-        return Err(format!(
-            "rc4: input {in_name} and output {} are the same file",
-            out.display()
-        ));
-    }
-    Ok(())
-}
-
-/// The temporary output file: created beside OUT, removed on drop unless
-/// `commit` renamed it over OUT.
-struct TempOut {
-    file: File,
-    path: PathBuf,
-    target: PathBuf,
-    committed: bool,
-}
-
-impl TempOut {
-    fn create(target: &Path) -> Result<TempOut, String> {
-        let name = target
-            .file_name()
-            .ok_or_else(|| format!("rc4: output {} is not a file name", target.display()))?;
-        let dir = match target.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let pid = std::process::id();
-        for attempt in 0..100u32 {
-            let mut tmp_name = std::ffi::OsString::from(".");
-            tmp_name.push(name);
-            tmp_name.push(format!(".fastcrypt-rc4.{pid}.{attempt}.tmp"));
-            let path = dir.join(tmp_name);
-            match OpenOptions::new().write(true).create_new(true).open(&path) {
-                Ok(file) => {
-                    // Keep the permissions of the file being replaced.
-                    if let Ok(m) = fs::metadata(target) {
-                        let _ = file.set_permissions(m.permissions());
-                    }
-                    return Ok(TempOut {
-                        file,
-                        path,
-                        target: target.to_path_buf(),
-                        committed: false,
-                    });
-                }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-                Err(e) => {
-                    return Err(format!(
-                        "rc4: cannot create a temporary file in {}: {e}",
-                        dir.display()
-                    ))
-                }
-            }
-        }
-        Err(format!(
-            "rc4: cannot create a temporary file in {}: too many left over",
-            dir.display()
-        ))
-    }
-
-    /// Syncs the data and renames the temporary file over the target.
-    fn commit(mut self) -> Result<(), String> {
-        let out = self.target.display().to_string();
-        self.file
-            .sync_all()
-            .map_err(|e| format!("rc4: cannot write {out}: {e}"))?;
-        fs::rename(&self.path, &self.target)
-            .map_err(|e| format!("rc4: cannot replace {out}: {e}"))?;
-        self.committed = true;
-        Ok(())
-    }
-}
-
-impl Drop for TempOut {
-    fn drop(&mut self) {
-        if !self.committed {
-            let _ = fs::remove_file(&self.path);
-        }
+        out.write_all(&buf[..n])?;
     }
 }
 

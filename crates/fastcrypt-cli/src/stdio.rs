@@ -21,49 +21,56 @@ pub fn write_error(e: &io::Error) -> String {
     format!("write error: {}", os_message(e))
 }
 
-// Whether file descriptor 1 was closed when the process started.
+// Which standard descriptors were closed when the process started.
 //
-// Rust's runtime reopens a closed stdin/stdout/stderr on `/dev/null`
-// before `main` runs, so `fastcrypt sha1 f >&-` would otherwise write
-// into `/dev/null` and succeed, where GNU tools fail with EBADF. The
-// probe runs as an ELF constructor, before that runtime setup.
+// Before `main`, Rust's runtime reopens a closed fd 0, 1 or 2 on
+// `/dev/null`, so `fastcrypt sha1 f >&-` would otherwise write into
+// `/dev/null` and succeed, where GNU tools fail with "write error: Bad
+// file descriptor". A function in `.init_array` runs before the runtime
+// does and records what it finds; nothing else can see the difference
+// afterwards (a `/dev/null` opened read-write is also what Python's
+// `subprocess.DEVNULL` gives, which must keep working).
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// Bit `fd` set: descriptor `fd` (0, 1 or 2) was closed at start-up.
+static CLOSED_AT_START: AtomicU8 = AtomicU8::new(0);
+
 #[cfg(target_os = "linux")]
-mod probe {
-    use std::sync::atomic::{AtomicBool, Ordering};
-
-    static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
-
-    extern "C" fn probe_stdout() {
-        // SAFETY: F_GETFD on a plain descriptor number only queries the
-        // descriptor table; it touches no memory of ours.
-        if unsafe { libc::fcntl(1, libc::F_GETFD) } == -1 {
-            STDOUT_CLOSED.store(true, Ordering::Relaxed);
+extern "C" fn record_closed_std_fds() {
+    for fd in 0..3 {
+        // SAFETY: F_GETFD on any integer is harmless: it only reports
+        // whether the descriptor is open. No Rust code has run yet and
+        // nothing here allocates or touches the runtime.
+        if unsafe { libc::fcntl(fd, libc::F_GETFD) } == -1 {
+            CLOSED_AT_START.fetch_or(1 << fd, Ordering::Relaxed);
         }
-    }
-
-    // glibc runs `.init_array` entries before `main`, hence before the
-    // Rust runtime's descriptor sanitising.
-    #[used]
-    #[link_section = ".init_array"]
-    static PROBE: extern "C" fn() = probe_stdout;
-
-    pub fn stdout_closed() -> bool {
-        STDOUT_CLOSED.load(Ordering::Relaxed)
     }
 }
 
-#[cfg(not(target_os = "linux"))]
-mod probe {
-    pub fn stdout_closed() -> bool {
-        false
-    }
+// glibc and the dynamic loader call every function in `.init_array`
+// before `main`, and so before the Rust runtime's own start-up code;
+// `#[used]` keeps the linker from dropping the otherwise unreferenced
+// static.
+#[cfg(target_os = "linux")]
+#[used]
+// SAFETY: the section holds pointers to `extern "C" fn()`, which is what
+// this static is; the function it points to is sound to run before
+// `main` (see above).
+#[unsafe(link_section = ".init_array")]
+static RECORD_CLOSED_STD_FDS: extern "C" fn() = record_closed_std_fds;
+
+/// Whether descriptor `fd` (0, 1 or 2) was closed when the process
+/// started (always false where this cannot be known).
+pub fn was_closed(fd: u8) -> bool {
+    fd < 3 && CLOSED_AT_START.load(Ordering::Relaxed) & (1 << fd) != 0
 }
 
 /// Whether standard output was closed when the process started (`>&-`):
 /// then writing to it must fail with EBADF, as it does in C tools, even
 /// though Rust's runtime has put `/dev/null` on descriptor 1.
 pub fn stdout_was_closed() -> bool {
-    probe::stdout_closed()
+    was_closed(1)
 }
 
 /// Restores the default action for SIGPIPE, which the Rust runtime sets
