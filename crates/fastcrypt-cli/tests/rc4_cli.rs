@@ -1,7 +1,8 @@
 //! `fastcrypt rc4`, tested by running the built binary: known answers
 //! (RFC 6229), files and pipes, RC4-drop, every backend, the temporary
 //! output file, refusals with one-line errors, and 1 GiB through a pipe in
-//! flat memory.
+//! flat memory. The output kinds, same-file rules, signals, limits and
+//! standard-output errors are in `rc4_output.rs`.
 
 use fastcrypt::rc4::{Backend, Rc4};
 mod common;

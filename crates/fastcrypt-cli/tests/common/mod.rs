@@ -5,7 +5,7 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 
 /// The built binary, ready for arguments.
 pub fn bin() -> Command {
@@ -17,16 +17,21 @@ pub fn fastcrypt(args: &[&str]) -> Output {
     bin().args(args).output().expect("run fastcrypt")
 }
 
-/// Runs `fastcrypt` with `args`, `stdin` on its standard input (written
-/// from a thread, so a large input cannot deadlock against the output).
-pub fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = bin()
+/// Starts `fastcrypt` with `args` and a pipe on each standard stream.
+pub fn spawn_piped(args: &[&str]) -> Child {
+    bin()
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("spawn fastcrypt");
+        .expect("spawn fastcrypt")
+}
+
+/// Runs `fastcrypt` with `args`, `stdin` on its standard input (written
+/// from a thread, so a large input cannot deadlock against the output).
+pub fn run(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = spawn_piped(args);
     let mut input = child.stdin.take().unwrap();
     let data = stdin.to_vec();
     let writer = std::thread::spawn(move || {

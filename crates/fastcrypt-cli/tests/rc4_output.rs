@@ -1,0 +1,539 @@
+//! `fastcrypt rc4` as a Unix tool that never damages what it writes to
+//! (issue 13): `-o` by the kind of file it names, input and output that
+//! are the same file, SIGINT/SIGTERM/SIGHUP during `-o`, limits checked
+//! before work, and standard output closed or cut short.
+//!
+//! Runs that the old behaviour would never end (an endless `--drop`, a
+//! file appended to itself, a wait for input that should not be read) are
+//! bounded here by a deadline, so a regression fails instead of hanging.
+//! CI runs as root; where a normal user sees something else, the test
+//! says so.
+
+mod common;
+
+use common::{bin, spawn_piped, Scratch};
+use std::io::{Read, Write};
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_fastcrypt");
+
+fn path_str(p: &Path) -> &str {
+    p.to_str().expect("UTF-8 temp path")
+}
+
+/// Waits for `child` at most `secs` seconds; past that it is killed and
+/// the test fails with `what`. Outputs must fit in a pipe's buffer.
+fn finish_within(mut child: Child, secs: u64, what: &str) -> Output {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while child.try_wait().expect("wait").is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: still running after {secs} s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("collect output")
+}
+
+/// `fastcrypt ARGS` with standard input kept open and never written
+/// (read would block), within `secs` seconds.
+fn run_without_input(args: &[&str], secs: u64) -> Output {
+    let mut child = spawn_piped(args);
+    let stdin = child.stdin.take();
+    let out = finish_within(child, secs, &args.join(" "));
+    drop(stdin);
+    out
+}
+
+/// A shell command line with `$0` the fastcrypt binary, run in `dir`:
+/// for redirections (`>>`, `>&-`, `1<>`) that `Command` cannot express.
+fn sh(dir: impl AsRef<Path>, script: &str) -> Child {
+    Command::new("sh")
+        .current_dir(dir.as_ref())
+        .args(["-c", script, BIN])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn sh")
+}
+
+/// `sh(dir, script)` to its end, within 10 seconds.
+fn sh_output(dir: impl AsRef<Path>, script: &str) -> Output {
+    finish_within(sh(dir, script), 10, script)
+}
+
+/// Asserts a failure with exactly `fastcrypt: ...` on one line naming
+/// every string of `what`.
+fn assert_refused(out: &Output, what: &[&str]) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "exit status 1; stderr {err:?}");
+    assert_eq!(err.lines().count(), 1, "one line: {err:?}");
+    assert!(err.starts_with("fastcrypt: rc4: "), "{err:?}");
+    for w in what {
+        assert!(err.contains(w), "error should say {w:?}: {err:?}");
+    }
+}
+
+fn is_root() -> bool {
+    let probe = std::env::temp_dir().join(format!("fastcrypt-rc4-uid-{}", std::process::id()));
+    std::fs::write(&probe, b"").unwrap();
+    let uid = std::fs::metadata(&probe).unwrap().uid();
+    std::fs::remove_file(&probe).unwrap();
+    uid == 0
+}
+
+fn ok(out: &Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+// ---- -o by the kind of file ----
+
+/// A character device is written in place, never replaced by a regular
+/// file. As root a private copy of /dev/null's node is tried first (the
+/// old code replaced it), then /dev/null itself; a normal user cannot
+/// make device nodes and, unlike root, could never replace /dev/null.
+#[test]
+fn output_to_a_character_device_is_written_in_place() {
+    let dir = Scratch::new("chardev");
+    let input = dir.path("in");
+    std::fs::write(&input, b"some data").unwrap();
+    let node = dir.path("null");
+    let made = Command::new("mknod")
+        .args([path_str(&node), "c", "1", "3"])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    let mut targets = vec![Path::new("/dev/null")];
+    if made {
+        targets.insert(0, &node);
+    }
+    for t in targets {
+        let out = run_without_input(
+            &[
+                "rc4",
+                "--key",
+                "01",
+                "-i",
+                path_str(&input),
+                "-o",
+                path_str(t),
+            ],
+            30,
+        );
+        ok(&out);
+        let m = std::fs::symlink_metadata(t).unwrap();
+        assert!(m.file_type().is_char_device(), "{} replaced", t.display());
+        assert_eq!(m.rdev(), std::fs::metadata("/dev/null").unwrap().rdev());
+    }
+    let mut want = vec!["in".to_string()];
+    if made {
+        want.push("null".into());
+    }
+    assert_eq!(dir.listing(), want, "no temporary file");
+}
+
+/// A FIFO with a reader gets the data and stays a FIFO.
+#[test]
+fn output_to_a_fifo_reaches_its_reader() {
+    let dir = Scratch::new("fifo");
+    let fifo = dir.path("fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let reader = Command::new("cat")
+        .arg(&fifo)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = bin()
+        .args(["rc4", "--key", "0102030405", "-o", path_str(&fifo)])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut w = out;
+    w.stdin.take().unwrap().write_all(&[0u8; 16]).unwrap();
+    let status = finish_within(w, 30, "rc4 -o fifo");
+    ok(&status);
+    // The old code renamed a regular file over the FIFO, and `cat` waited
+    // on the FIFO for a writer that never came.
+    let got = finish_within(reader, 10, "cat fifo (no data reached the FIFO)");
+    assert_eq!(
+        hex(&got.stdout),
+        "b2396305f03dc027ccc3524a0a1118a8",
+        "RFC 6229 keystream"
+    );
+    assert!(std::fs::symlink_metadata(&fifo)
+        .unwrap()
+        .file_type()
+        .is_fifo());
+    assert_eq!(dir.listing(), ["fifo"]);
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// `-o link` replaces the file the link leads to, with the temporary in
+/// that file's directory, and leaves the link a link; a dangling link
+/// creates its target.
+#[test]
+fn output_through_a_symlink_replaces_the_real_file() {
+    let dir = Scratch::new("symlink");
+    let input = dir.path("in");
+    std::fs::write(&input, b"new content").unwrap();
+    std::fs::create_dir(dir.path("dir2")).unwrap();
+    let real = dir.path("dir2/real.bin");
+    std::fs::write(&real, b"old").unwrap();
+    let link = dir.path("link");
+    std::os::unix::fs::symlink("dir2/real.bin", &link).unwrap();
+    let dangling = dir.path("dangling");
+    std::os::unix::fs::symlink("dir2/new.bin", &dangling).unwrap();
+    for l in [&link, &dangling] {
+        let out = run_without_input(
+            &[
+                "rc4",
+                "--key",
+                "01",
+                "-i",
+                path_str(&input),
+                "-o",
+                path_str(l),
+            ],
+            30,
+        );
+        ok(&out);
+        assert!(
+            std::fs::symlink_metadata(l)
+                .unwrap()
+                .file_type()
+                .is_symlink(),
+            "{} is still a link",
+            l.display()
+        );
+    }
+    let enc = run_without_input(&["rc4", "--key", "01", "-i", path_str(&input)], 30);
+    assert_eq!(std::fs::read(&real).unwrap(), enc.stdout);
+    assert_eq!(std::fs::read(dir.path("dir2/new.bin")).unwrap(), enc.stdout);
+    assert_eq!(dir.listing(), ["dangling", "dir2", "in", "link"]);
+    let mut inner: Vec<String> = std::fs::read_dir(dir.path("dir2"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    inner.sort();
+    assert_eq!(inner, ["new.bin", "real.bin"], "no temporary file left");
+}
+
+/// `-o DIR` is refused before any input is read (standard input is kept
+/// open and never written: reading it would block), with nothing created.
+/// The old code read all the input and failed at the rename.
+#[test]
+fn output_to_a_directory_is_refused_before_reading() {
+    let dir = Scratch::new("outdir");
+    let sub = dir.path("sub");
+    std::fs::create_dir(&sub).unwrap();
+    for o in [path_str(&sub).to_string(), format!("{}/", path_str(&sub))] {
+        let out = run_without_input(&["rc4", "--key", "01", "-o", &o], 10);
+        assert_refused(&out, &[&o, "directory"]);
+    }
+    // A new name with a trailing slash means a directory too.
+    let slash = format!("{}/", path_str(&dir.path("new")));
+    let out = run_without_input(&["rc4", "--key", "01", "-o", &slash], 10);
+    assert_refused(&out, &[&slash, "directory"]);
+    assert_eq!(dir.listing(), ["sub"]);
+    assert_eq!(std::fs::read_dir(&sub).unwrap().count(), 0);
+}
+
+/// `-o` into a directory that does not exist: the error names OUT as
+/// given and the missing directory; no temporary file anywhere.
+#[test]
+fn output_into_a_missing_directory_names_the_output() {
+    let dir = Scratch::new("nodir");
+    let out_path = dir.path("no/such/out");
+    let o = path_str(&out_path);
+    let out = run_without_input(&["rc4", "--key", "01", "-o", o], 10);
+    assert_refused(&out, &[o, "No such file or directory"]);
+    assert!(dir.listing().is_empty());
+}
+
+/// As root, a replaced file keeps its owner as well as its mode (a
+/// normal user cannot give a file away: the new file is theirs).
+#[test]
+fn replaced_output_keeps_owner_and_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = Scratch::new("owner");
+    let (input, out_path) = (dir.path("in"), dir.path("out"));
+    std::fs::write(&input, b"x").unwrap();
+    std::fs::write(&out_path, b"old").unwrap();
+    std::fs::set_permissions(&out_path, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let root = is_root();
+    if root {
+        std::os::unix::fs::chown(&out_path, Some(12345), Some(23456)).unwrap();
+    }
+    let out = run_without_input(
+        &[
+            "rc4",
+            "--key",
+            "01",
+            "-i",
+            path_str(&input),
+            "-o",
+            path_str(&out_path),
+        ],
+        30,
+    );
+    ok(&out);
+    let m = std::fs::metadata(&out_path).unwrap();
+    assert_eq!(m.permissions().mode() & 0o7777, 0o640);
+    if root {
+        assert_eq!((m.uid(), m.gid()), (12345, 23456));
+    }
+}
+
+// ---- same file for input and output ----
+
+/// Waits for `child`, failing (and killing it) if `watched` grows past
+/// 1 MiB: the old code appended a file to itself without end.
+fn finish_unless_growing(mut child: Child, watched: &Path, what: &str) -> Output {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        let size = std::fs::metadata(watched).map_or(0, |m| m.len());
+        if size > 1 << 20 || Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: {} grew to {size} bytes", watched.display());
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Standard output redirected to the input file: refused as GNU cat does
+/// ("input file is output file") when appending or when the file is not
+/// empty; `< g > g` (emptied by the shell) runs and writes nothing.
+#[test]
+fn standard_output_that_is_the_input_is_refused() {
+    let dir = Scratch::new("samestdout");
+    let g = dir.path("g");
+    for script in [
+        r#"exec "$0" rc4 --key 01 -i g >> g"#,
+        r#"exec "$0" rc4 --key 01 < g >> g"#,
+        r#"exec "$0" rc4 --key 01 < g 1<> g"#,
+        r#"exec "$0" rc4 --key 01 -i g 1<> g"#,
+    ] {
+        std::fs::write(&g, b"do not destroy me").unwrap();
+        let out = finish_unless_growing(sh(dir.path(""), script), &g, script);
+        assert_refused(&out, &["input file is output file"]);
+        assert_eq!(std::fs::read(&g).unwrap(), b"do not destroy me", "{script}");
+    }
+    // Appending an empty file to itself is refused as well (cat does).
+    std::fs::write(&g, b"").unwrap();
+    let script = r#"exec "$0" rc4 --key 01 -i g >> g"#;
+    let out = finish_unless_growing(sh(dir.path(""), script), &g, script);
+    assert_refused(&out, &["input file is output file"]);
+    // `> g` truncated g before fastcrypt ran: nothing to read or destroy.
+    std::fs::write(&g, b"gone already").unwrap();
+    let script = r#"exec "$0" rc4 --key 01 < g > g"#;
+    let out = finish_unless_growing(sh(dir.path(""), script), &g, script);
+    ok(&out);
+    assert_eq!(std::fs::read(&g).unwrap(), b"");
+    // Another file appended to is fine.
+    std::fs::write(&g, b"abc").unwrap();
+    std::fs::write(dir.path("log"), b"log:").unwrap();
+    let out = finish_unless_growing(
+        sh(dir.path(""), r#"exec "$0" rc4 --key 01 -i g >> log"#),
+        &dir.path("log"),
+        "append to another file",
+    );
+    ok(&out);
+    assert_eq!(std::fs::read(dir.path("log")).unwrap().len(), 7);
+}
+
+// ---- signals ----
+
+/// SIGINT, SIGTERM and SIGHUP while `-o OUT` is being written: the
+/// process dies of the signal, the temporary file is gone and OUT keeps
+/// its old content.
+#[test]
+fn signals_remove_the_temporary_file() {
+    let dir = Scratch::new("signals");
+    let out_path = dir.path("out.bin");
+    for (name, number) in [("INT", 2), ("TERM", 15), ("HUP", 1)] {
+        std::fs::write(&out_path, b"precious").unwrap();
+        let mut child = bin()
+            .args(["rc4", "--key", "01", "-o", path_str(&out_path)])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Some data, then the pipe stays open: the run cannot finish.
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(&[7u8; 100_000]).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !dir.listing().iter().any(|f| f.ends_with(".tmp")) {
+            assert!(Instant::now() < deadline, "no temporary file appeared");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let kill = Command::new("kill")
+            .args(["-s", name, &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+        let out = finish_within(child, 10, name);
+        drop(stdin);
+        assert_eq!(out.status.signal(), Some(number), "SIG{name}");
+        assert_eq!(dir.listing(), ["out.bin"], "temporary left after SIG{name}");
+        assert_eq!(std::fs::read(&out_path).unwrap(), b"precious");
+    }
+}
+
+/// A signal the caller ignores stays ignored (`nohup`): SIGHUP in the
+/// middle of the run (its input still open) changes nothing.
+#[test]
+fn ignored_sighup_stays_ignored() {
+    let dir = Scratch::new("nohup");
+    let child = sh(
+        dir.path(""),
+        r#"trap '' HUP
+        (printf abc; sleep 1) | "$0" rc4 --key 01 -o out & pid=$!
+        sleep 0.3; kill -s HUP $pid; wait $pid"#,
+    );
+    let out = finish_within(child, 30, "nohup");
+    ok(&out);
+    assert_eq!(std::fs::read(dir.path("out")).unwrap().len(), 3);
+}
+
+// ---- limits before work ----
+
+/// `--drop` above 2^40 is refused at once, before the input or output is
+/// opened; a missing input is reported before a long drop runs.
+#[test]
+fn drop_is_bounded_and_checked_first() {
+    let dir = Scratch::new("drop");
+    let missing = dir.path("missing");
+    let new_out = dir.path("new");
+    let out = run_without_input(
+        &[
+            "rc4",
+            "--key",
+            "01",
+            "--drop",
+            "18446744073709551615",
+            "-o",
+            path_str(&new_out),
+        ],
+        10,
+    );
+    assert_refused(&out, &["--drop", "2^40"]);
+    let out = run_without_input(&["rc4", "--key", "01", "--drop", "1099511627777"], 10);
+    assert_refused(&out, &["--drop", "2^40"]);
+    // 2^40 itself is allowed, but the missing input is found first.
+    let out = run_without_input(
+        &[
+            "rc4",
+            "--key",
+            "01",
+            "--drop",
+            "1099511627776",
+            "-i",
+            path_str(&missing),
+            "-o",
+            path_str(&new_out),
+        ],
+        10,
+    );
+    assert_refused(&out, &[path_str(&missing)]);
+    assert!(dir.listing().is_empty(), "nothing created");
+}
+
+/// A key file that never ends (`/dev/zero`) is refused after 257 bytes,
+/// not read into memory without bound.
+#[test]
+fn endless_key_file_is_refused() {
+    let out = run_without_input(&["rc4", "--key-file", "/dev/zero"], 10);
+    assert_refused(&out, &["more than 256 bytes"]);
+}
+
+// ---- standard output ----
+
+/// A closed standard output: GNU's "write error: Bad file descriptor",
+/// exit 1 (Rust's runtime would otherwise have fd 1 write to /dev/null).
+/// With nothing to write, nothing fails, as with `cat /dev/null >&-`.
+#[test]
+fn closed_stdout_is_a_write_error() {
+    let dir = Scratch::new("closed");
+    std::fs::write(dir.path("in"), b"data").unwrap();
+    std::fs::write(dir.path("empty"), b"").unwrap();
+    let out = sh_output(dir.path(""), r#"exec "$0" rc4 --key 01 < in >&-"#);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "fastcrypt: write error: Bad file descriptor\n"
+    );
+    let out = sh_output(dir.path(""), r#"exec "$0" rc4 --key 01 < empty >&-"#);
+    ok(&out);
+    // A closed standard input is an error too, not an empty input.
+    let out = sh_output(dir.path(""), r#"exec "$0" rc4 --key 01 <&- > /dev/null"#);
+    assert_refused(&out, &["standard input", "Bad file descriptor"]);
+    // Standard output on /dev/null, even opened read-write as Python's
+    // subprocess.DEVNULL does, is not mistaken for a closed one.
+    let out = sh_output(dir.path(""), r#"exec "$0" rc4 --key 01 < in 1<> /dev/null"#);
+    ok(&out);
+}
+
+/// A reader that goes away (`| head -c1`) ends the process by SIGPIPE,
+/// quietly: status 141 in a shell, nothing on stderr.
+#[test]
+fn closed_pipe_ends_quietly() {
+    let mut child = bin()
+        .args(["rc4", "--key", "01"])
+        .stdin(std::fs::File::open("/dev/zero").unwrap())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut one = [0u8; 1];
+    stdout.read_exact(&mut one).unwrap();
+    drop(stdout);
+    let out = finish_within(child, 10, "| head -c1");
+    assert_eq!(out.status.signal(), Some(13), "SIGPIPE");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
+
+/// `-o /dev/stdout` with standard output appended to a file: written
+/// through the shell's descriptor, so the file is appended to, not
+/// replaced by a rename. A private link to /proc/self/fd/1 stands in for
+/// /dev/stdout: run as root against code that renames, the real one
+/// would be replaced by a regular file.
+#[test]
+fn output_to_dev_stdout_appends_through_the_descriptor() {
+    let dir = Scratch::new("devstdout");
+    std::fs::write(dir.path("in"), b"abc").unwrap();
+    std::fs::write(dir.path("log"), b"log:").unwrap();
+    std::os::unix::fs::symlink("/proc/self/fd/1", dir.path("stdout")).unwrap();
+    let out = sh_output(
+        dir.path(""),
+        r#"exec "$0" rc4 --key 01 -i in -o stdout >> log"#,
+    );
+    ok(&out);
+    let log = std::fs::read(dir.path("log")).unwrap();
+    assert_eq!(&log[..4], b"log:");
+    assert_eq!(log.len(), 7);
+    assert!(std::fs::symlink_metadata(dir.path("stdout"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(dir.listing(), ["in", "log", "stdout"]);
+}
