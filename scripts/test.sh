@@ -12,7 +12,9 @@
 #  4. the CLI tests and doc tests;
 #  5. the library (and `fastcrypt cpu`) again built with
 #     --cfg fastcrypt_backend="portable";
-#  6. the constant-time check of the portable GHASH (valgrind).
+#  6. the examples, the docs (no warnings) and the packages (contents,
+#     licences, under 2 MiB each: scripts/package-check.sh);
+#  7. the constant-time check of the portable GHASH (valgrind).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step() { printf '\n==> %s\n' "$*"; }
@@ -61,6 +63,24 @@ FASTCRYPT_REQUIRE_BACKENDS="" RUSTFLAGS='--cfg fastcrypt_backend="portable"' \
   cargo test -p fastcrypt --locked --test all -q
 RUSTFLAGS='--cfg fastcrypt_backend="portable"' CARGO_TARGET_DIR=target/portable-only \
   cargo test -p fastcrypt-cli --locked --test cpu_cli -q
+
+step "examples (crates/fastcrypt/examples)"
+for ex in crates/fastcrypt/examples/*.rs; do
+  name=$(basename "$ex" .rs)
+  echo "-- $name"
+  cargo run -q --locked -p fastcrypt --example "$name" -- README.md
+done
+
+step "docs: cargo doc -D warnings, every feature"
+RUSTDOCFLAGS="-D warnings" cargo doc -q --locked --no-deps --all-features \
+  -p fastcrypt -p fastcrypt-cli
+
+step "packages: contents, licences, size (scripts/package-check.sh)"
+if [ -n "$(git status --porcelain 2>/dev/null)" ]; then
+  echo "skipped: uncommitted changes (cargo package packs what git has)"
+else
+  scripts/package-check.sh
+fi
 
 if [ -x scripts/ct-check.sh ]; then
   step "constant-time check (valgrind)"
