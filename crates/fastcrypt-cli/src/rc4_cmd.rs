@@ -11,7 +11,9 @@
 //! synced: an existing OUT is never truncated or left half-written, and a
 //! failed or interrupted run leaves no temporary file behind. Anything
 //! else (a device, a FIFO, a terminal) is written in place, since
-//! renaming over it would replace it with a regular file.
+//! renaming over it would replace it with a regular file; so is a
+//! descriptor of the process that OUT names through /proc/self/fd/N
+//! (`/dev/stderr`), which keeps the shell's `2>> log` appending.
 
 mod output;
 mod signals;
@@ -37,20 +39,28 @@ Output (-o OUT):
   A regular file, or a path that does not exist yet, is written through a
   temporary file in the directory of the real file (symbolic links are
   followed, and stay links), renamed over it once all was written: OUT is
-  never left half-written, and an error or SIGINT/SIGTERM/SIGHUP removes
-  the temporary. The new OUT keeps the old one's mode (and, as root, its
-  owner); other hard links to the old OUT keep the old content.
+  never left half-written, and an error, SIGINT/SIGTERM/SIGHUP, SIGALRM,
+  SIGXCPU, SIGVTALRM, SIGPROF or SIGUSR1/2 removes the temporary (past
+  `ulimit -f` the write fails with \"File too large\"). The temporary is
+  readable by its owner only; the new OUT keeps the old one's mode (and,
+  as root, its owner), a new OUT gets 0666 minus the umask. Other hard
+  links to the old OUT keep the old content. An existing OUT the caller
+  may not write is refused (\"Permission denied\"), as `> OUT` would be.
   A device, FIFO or terminal (e.g. /dev/null) is opened and written in
-  place, never replaced; so is a regular file that is already standard
-  output (`-o /dev/stdout >> log` appends). A directory or a socket is
-  refused before any input is read.
+  place, never replaced. A name that leads to a descriptor of the process
+  (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N) is written
+  through that descriptor: `-o /dev/stderr 2>> log` appends; a closed one
+  is a write error. Any other path to a regular file is replaced, even
+  if standard output is open on it. A directory or a socket is refused
+  before any input is read.
 
 Input and output the same file:
-  -i/stdin and -o naming the same file (by any path, link or hard link)
-  is refused. Without -o, standard output that is the input's regular
-  file is refused if the file is not empty or is opened for appending
-  (`-i g >> g`, `< g 1<> g`): \"input file is output file\", as GNU cat.
-  Only `< g > g`, which the shell has already emptied, runs (and writes
+  -i/stdin and -o naming the same file (by any path, link or hard link),
+  or the same FIFO, pipe or block device, is refused. Without -o,
+  standard output that is the input's regular file is refused if the
+  file is not empty or is opened for appending (`-i g >> g`,
+  `< g 1<> g`): \"input file is output file\", as GNU cat. Only
+  `< g > g`, which the shell has already emptied, runs (and writes
   nothing).
 
 Limits: --drop is at most 2^40 (1099511627776). The arguments are checked
@@ -121,6 +131,9 @@ pub fn run(args: Args) -> Result<(), String> {
         .input
         .as_ref()
         .map_or_else(|| "standard input".to_string(), |p| p.display().to_string());
+    if let (Some(i), Some(o)) = (&args.input, &args.output) {
+        output::refuse_same_paths(i, o)?;
+    }
     let input = match &args.input {
         Some(path) => File::open(path).map_err(|e| format!("rc4: cannot open {in_name}: {e}"))?,
         None if crate::stdio::was_closed(0) => {

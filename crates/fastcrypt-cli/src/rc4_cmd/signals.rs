@@ -1,13 +1,17 @@
-//! Removing the temporary output file when SIGINT, SIGTERM or SIGHUP ends
-//! the process.
+//! Removing the temporary output file when a signal ends the process:
+//! SIGINT, SIGTERM, SIGHUP, and the other signals whose default action
+//! ends it and that are sent by timers, limits or other programs
+//! (SIGALRM, SIGXCPU, SIGVTALRM, SIGPROF, SIGUSR1, SIGUSR2). SIGXFSZ
+//! (`ulimit -f`) is ignored instead while the temporary is written, so
+//! the write fails with EFBIG and the ordinary error path removes it.
 //!
 //! The handler unlinks the one temporary path published here and then
 //! re-raises the signal with its default action, so the process still
 //! dies of that signal (status 130, 143 or 129 in a shell) as if nothing
 //! had been caught. `unlink` and `raise` are async-signal-safe; the path
 //! is a C string made before publication, so the handler neither
-//! allocates nor locks. Publishing, renaming and removing happen with the
-//! three signals blocked, so no signal lands between creating the file
+//! allocates nor locks. Publishing, renaming and removing happen with
+//! these signals blocked, so no signal lands between creating the file
 //! and publishing its name (a file left behind) or between renaming it
 //! and withdrawing the name. `rc4` runs on one thread, so blocking them
 //! on this thread is blocking them for the process.
@@ -19,7 +23,17 @@ use std::ptr;
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::Once;
 
-const SIGNALS: [libc::c_int; 3] = [libc::SIGHUP, libc::SIGINT, libc::SIGTERM];
+const SIGNALS: [libc::c_int; 9] = [
+    libc::SIGHUP,
+    libc::SIGINT,
+    libc::SIGTERM,
+    libc::SIGALRM,
+    libc::SIGXCPU,
+    libc::SIGVTALRM,
+    libc::SIGPROF,
+    libc::SIGUSR1,
+    libc::SIGUSR2,
+];
 
 /// The temporary file to remove, or null.
 static TEMP_PATH: AtomicPtr<libc::c_char> = AtomicPtr::new(ptr::null_mut());
@@ -39,12 +53,18 @@ extern "C" fn remove_temp_and_die(sig: libc::c_int) {
     unsafe { libc::raise(sig) };
 }
 
-/// Installs the handler for each of the three signals that is not
-/// ignored (`nohup` ignores SIGHUP, a shell ignores SIGINT in background
-/// jobs: those stay ignored). Once per process.
+/// Installs the handler for each of the signals that is not ignored
+/// (`nohup` ignores SIGHUP, a shell ignores SIGINT in background jobs:
+/// those stay ignored), and ignores SIGXFSZ. Once per process, when the
+/// temporary file is created: from then on the process only writes it.
 fn install() {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
+        // Past `ulimit -f`, SIGXFSZ would kill the process with the
+        // temporary still there; ignored, the write fails with EFBIG
+        // ("File too large"), reported, and the temporary is removed.
+        // SAFETY: SIG_IGN is a valid disposition for SIGXFSZ.
+        unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
         for sig in SIGNALS {
             // SAFETY: sigaction is given valid pointers to initialised
             // structs (all-zero is a valid `sigaction`); the handler
@@ -69,7 +89,7 @@ fn install() {
     });
 }
 
-/// Runs `f` with SIGHUP, SIGINT and SIGTERM blocked; any that arrive
+/// Runs `f` with the signals of SIGNALS blocked; any that arrive
 /// meanwhile are delivered when they are unblocked.
 fn blocked<T>(f: impl FnOnce() -> T) -> T {
     // SAFETY: sigset_t is plain data, initialised by sigemptyset before
