@@ -39,6 +39,8 @@ struct Case {
     stdin: Vec<u8>,
     /// Run with file descriptor 1 closed (`>&-`).
     closed_stdout: bool,
+    /// Run with file descriptor 0 closed (`<&-`).
+    closed_stdin: bool,
 }
 
 /// Which part of an outcome a known difference touches.
@@ -93,10 +95,16 @@ fn normalise_stderr(gnu: &[u8]) -> Vec<u8> {
 /// Runs `program args...` in `dir` with `stdin`, in a fixed UTF-8 locale
 /// (GNU quotes non-ASCII names by locale; fastcrypt follows UTF-8).
 fn run_in(dir: &Path, program: &[OsString], case: &Case) -> Outcome {
-    let mut cmd = if case.closed_stdout {
-        // `exec >&-` closes fd 1 before the program starts, as a shell does.
+    let mut cmd = if case.closed_stdout || case.closed_stdin {
+        // `exec >&-` closes fd 1 (`<&-` fd 0) before the program starts,
+        // as a shell does.
+        let script = format!(
+            "exec \"$@\"{}{}",
+            if case.closed_stdout { " >&-" } else { "" },
+            if case.closed_stdin { " <&-" } else { "" }
+        );
         let mut c = Command::new("sh");
-        c.arg("-c").arg("exec \"$@\" >&-").arg("sh");
+        c.arg("-c").arg(script).arg("sh");
         c.args(program);
         c
     } else {
@@ -230,6 +238,7 @@ fn case(name: &str, args: Vec<OsString>) -> Case {
         args,
         stdin: Vec::new(),
         closed_stdout: false,
+        closed_stdin: false,
     }
 }
 
@@ -240,6 +249,11 @@ fn with_stdin(mut c: Case, stdin: &[u8]) -> Case {
 
 fn closed(mut c: Case) -> Case {
     c.closed_stdout = true;
+    c
+}
+
+fn closed_stdin(mut c: Case) -> Case {
+    c.closed_stdin = true;
     c
 }
 
@@ -494,6 +508,26 @@ fn cases(d: &Scratch, names: &[Vec<u8>]) -> Vec<Case> {
         "check-closed-stdout-quiet",
         args(&["-c", "--quiet"], std::slice::from_ref(&good_l)),
     )));
+    // A closed standard input is an error, not empty input.
+    v.push(closed_stdin(case("hash-closed-stdin", vec![])));
+    v.push(closed_stdin(case(
+        "hash-closed-stdin-dash",
+        args(&["-"], &[]),
+    )));
+    v.push(closed_stdin(case("check-closed-stdin", args(&["-c"], &[]))));
+    // getopt_long takes any unambiguous prefix of a long option.
+    v.push(case(
+        "check-long-option-prefixes",
+        args(&["-c", "--stat"], std::slice::from_ref(&good_l)),
+    ));
+    v.push(case(
+        "check-long-option-prefix-quiet",
+        args(&["--qui", "--ch"], std::slice::from_ref(&good_l)),
+    ));
+    v.push(case(
+        "hash-long-option-prefix-tag",
+        args(&["--ta"], std::slice::from_ref(&good_l)),
+    ));
     v
 }
 

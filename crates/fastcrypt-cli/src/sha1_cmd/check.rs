@@ -41,6 +41,14 @@ impl Checker {
         } else {
             gnu::quotef(list)
         };
+        // A list on a standard input closed at start-up (`<&-`, which
+        // Rust's runtime reopened on /dev/null): a read error, as GNU's
+        // read of the closed descriptor gives (`run` adds the failed
+        // close of standard input after it).
+        if is_stdin && crate::stdio::was_closed(0) {
+            eprintln!("fastcrypt: {shown}: read error");
+            return false;
+        }
         let mut reader: Box<dyn BufRead> = if is_stdin {
             Box::new(io::stdin().lock())
         } else {

@@ -141,11 +141,17 @@ impl FromArgMatches for Args {
 
 impl clap::Args for Args {
     fn augment_args(cmd: Command) -> Command {
-        <Raw as clap::Args>::augment_args(cmd).after_long_help(AFTER_HELP)
+        // getopt_long, as GNU uses it, takes any unambiguous prefix of a
+        // long option (`sha1sum -c --stat f`).
+        <Raw as clap::Args>::augment_args(cmd)
+            .after_long_help(AFTER_HELP)
+            .infer_long_args(true)
     }
 
     fn augment_args_for_update(cmd: Command) -> Command {
-        <Raw as clap::Args>::augment_args_for_update(cmd).after_long_help(AFTER_HELP)
+        <Raw as clap::Args>::augment_args_for_update(cmd)
+            .after_long_help(AFTER_HELP)
+            .infer_long_args(true)
     }
 }
 
@@ -207,6 +213,11 @@ fn hash_reader(mut r: impl Read, backend: Option<Backend>) -> io::Result<[u8; 20
 /// and then fails to read with EISDIR, the error GNU reports.
 fn hash_path(name: &[u8], backend: Option<Backend>) -> io::Result<[u8; 20]> {
     if name == b"-" {
+        // Closed at start-up (`<&-`), then reopened on /dev/null by
+        // Rust's runtime: GNU fails with EBADF, not an empty input's hash.
+        if crate::stdio::was_closed(0) {
+            return Err(io::Error::from_raw_os_error(libc::EBADF));
+        }
         hash_reader(io::stdin().lock(), backend)
     } else {
         hash_reader(File::open(std::ffi::OsStr::from_bytes(name))?, backend)
@@ -268,6 +279,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
     } else {
         r.files.iter().map(|f| f.as_bytes()).collect()
     };
+    // GNU closes standard input at the end when it read from it, and a
+    // descriptor closed at start-up (`<&-`) fails that close too.
+    let read_closed_stdin = crate::stdio::was_closed(0) && files.contains(&&b"-"[..]);
     let mut out = Out::stdout();
     let mut ok = true;
     if r.check {
@@ -294,6 +308,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 }
             }
         }
+    }
+    if read_closed_stdin {
+        eprintln!("fastcrypt: standard input: Bad file descriptor");
+        ok = false;
     }
     out.finish().map_err(|e| crate::stdio::write_error(&e))?;
     if ok {
