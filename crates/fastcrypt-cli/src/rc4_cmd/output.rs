@@ -294,7 +294,7 @@ fn follow_links(path: &Path) -> Result<Dest, String> {
 }
 
 /// N, if `p` is `DIR/N` with DIR this process's descriptor directory:
-/// /proc/self/fd, /dev/fd, /proc/<our pid>/fd, or the main thread's
+/// `/proc/self/fd`, `/dev/fd`, `/proc/<our pid>/fd`, or the main thread's
 /// /proc/thread-self/fd (`rc4` runs on one thread).
 fn own_fd(p: &Path) -> Option<RawFd> {
     let n = p.file_name()?.to_str()?;
