@@ -370,32 +370,34 @@ fn signals_remove_the_temporary_file() {
     let out_path = dir.path("out.bin");
     for (name, number) in [("INT", 2), ("TERM", 15), ("HUP", 1)] {
         std::fs::write(&out_path, b"precious").unwrap();
-        let mut child = bin()
-            .args(["rc4", "--key", "01", "-o", path_str(&out_path)])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        // Some data, then the pipe stays open: the run cannot finish.
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(&[7u8; 100_000]).unwrap();
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while !dir.listing().iter().any(|f| f.ends_with(".tmp")) {
-            assert!(Instant::now() < deadline, "no temporary file appeared");
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        let kill = Command::new("kill")
-            .args(["-s", name, &child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(kill.success());
-        let out = finish_within(child, 10, name);
-        drop(stdin);
-        assert_eq!(out.status.signal(), Some(number), "SIG{name}");
+        signal_mid_write(&dir, &out_path, name, number);
         assert_eq!(dir.listing(), ["out.bin"], "temporary left after SIG{name}");
         assert_eq!(std::fs::read(&out_path).unwrap(), b"precious");
     }
+}
+
+/// Starts `rc4 -o out` on an input pipe that stays open (the run cannot
+/// finish), waits until the temporary file exists, sends SIG`name` and
+/// checks that the process died of signal `number`.
+fn signal_mid_write(dir: &Scratch, out: &Path, name: &str, number: i32) {
+    let mut child = bin()
+        .args(["rc4", "--key", "01", "-o", path_str(out)])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(&[7u8; 100_000]).unwrap();
+    wait_for_temp(dir);
+    let kill = Command::new("kill")
+        .args(["-s", name, &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let status = finish_within(child, 10, name).status;
+    drop(stdin);
+    assert_eq!(status.signal(), Some(number), "SIG{name}");
 }
 
 /// A signal the caller ignores stays ignored (`nohup`): SIGHUP in the
@@ -746,24 +748,7 @@ fn file_size_limit_and_other_signals_remove_the_temporary() {
     assert_eq!(std::fs::read(dir.path("out")).unwrap(), b"precious");
     std::fs::remove_file(dir.path("big")).unwrap();
     for (name, number) in [("ALRM", 14), ("USR1", 10), ("USR2", 12)] {
-        let mut child = bin()
-            .args(["rc4", "--key", "01", "-o", path_str(&dir.path("out"))])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(&[7u8; 1000]).unwrap();
-        wait_for_temp(&dir);
-        assert!(Command::new("kill")
-            .args(["-s", name, &child.id().to_string()])
-            .status()
-            .unwrap()
-            .success());
-        let out = finish_within(child, 10, name);
-        drop(stdin);
-        assert_eq!(out.status.signal(), Some(number), "SIG{name}");
+        signal_mid_write(&dir, &dir.path("out"), name, number);
         assert_eq!(dir.listing(), ["out"], "temporary left after SIG{name}");
     }
 }
