@@ -47,6 +47,6 @@ fuzz_target!(|input: &[u8]| {
             }
         }};
     }
-    check!(Aes128Gcm, key[..16].try_into().unwrap());
-    check!(Aes256Gcm, key.try_into().unwrap());
+    check!(Aes128Gcm, <&[u8; 16]>::try_from(&key[..16]).unwrap());
+    check!(Aes256Gcm, <&[u8; 32]>::try_from(key).unwrap());
 });

@@ -45,6 +45,7 @@ mod backend;
 
 mod aes;
 pub mod aes_gcm;
+mod bytes;
 pub mod cpu;
 pub mod ghash;
 pub mod rc4;
@@ -54,6 +55,16 @@ pub mod sha1;
 mod traits;
 
 pub use backend::{PrimitiveBackend, UnknownBackend, Unsupported};
+pub use bytes::ByteArray;
+
+/// The RustCrypto trait crates fastcrypt implements, at the versions it
+/// implements, as RustCrypto's own crates re-export them: code can name
+/// `fastcrypt::digest::Digest` without a dependency of its own. Each
+/// primitive's module also re-exports the traits its RustCrypto
+/// counterpart does (`fastcrypt::sha1::Digest`, `fastcrypt::aes_gcm::Aead`,
+/// ...).
+#[cfg(feature = "rustcrypto")]
+pub use {aead, cipher, digest, universal_hash};
 
 /// The README's Rust examples, compiled and run as doc tests.
 #[cfg(doctest)]

@@ -65,7 +65,19 @@ mod x86_aesni_pclmul;
 #[cfg(fastcrypt_x86)]
 mod x86_vaes_vpclmul;
 
+use crate::ByteArray;
 use core::fmt;
+
+// What RustCrypto's `aes-gcm` re-exports, so its users' `use` lines carry
+// over (the allocating `Aead` is `aead::Aead`, with the `alloc` feature).
+#[cfg(feature = "rustcrypto")]
+pub use aead::{self, AeadCore, AeadInOut, Key, KeyInit, KeySizeUser};
+
+/// RustCrypto's nonce type (`aes_gcm::Nonce`), 12 bytes unless said
+/// otherwise, for the `aead` traits. fastcrypt's own methods take any
+/// `&[u8]`.
+#[cfg(feature = "rustcrypto")]
+pub type Nonce<NonceSize = aead::consts::U12> = aead::array::Array<u8, NonceSize>;
 
 /// Length of the standard (96-bit) nonce.
 pub const NONCE_LEN: usize = 12;
@@ -135,6 +147,28 @@ impl fmt::Display for Error {
 
 #[cfg(feature = "std")]
 impl std::error::Error for Error {}
+
+/// A key of the wrong length for the cipher, from `new_from_slice`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InvalidKeyLength {
+    /// Length given.
+    pub got: usize,
+    /// The length the cipher takes.
+    pub want: usize,
+}
+
+impl fmt::Display for InvalidKeyLength {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "AES-GCM: {}-byte key, this cipher takes {} bytes",
+            self.got, self.want
+        )
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for InvalidKeyLength {}
 
 /// An authentication tag: 16 bytes, or fewer for a cipher built with a
 /// shorter tag length. `as_ref()` gives exactly the tag's bytes. `==`
@@ -402,16 +436,26 @@ macro_rules! define_gcm {
             pub const KEY_LEN: usize = $key_len;
 
             /// A cipher with the fastest backend this CPU runs, 96-bit
-            /// nonces and 16-byte tags.
-            pub fn new(key: &[u8; $key_len]) -> $name {
+            #[doc = concat!("nonces and 16-byte tags. `key` is a `[u8; ", stringify!($key_len), "]` or RustCrypto's")]
+            /// `Key<Self>` (see [`ByteArray`]).
+            pub fn new<K: ByteArray<$key_len> + ?Sized>(key: &K) -> $name {
                 let (backend, kernel) = Backend::auto();
-                $name { inner: Gcm::new(kernel, backend, key) }
+                $name { inner: Gcm::new(kernel, backend, key.as_byte_array()) }
+            }
+
+            #[doc = concat!("A cipher from a key of any slice type; fails unless it is ", stringify!($key_len), " bytes.")]
+            /// Named as RustCrypto's `KeyInit::new_from_slice`, whose
+            /// callers it serves too (its error converts into
+            /// `crypto_common::InvalidLength`).
+            pub fn new_from_slice(key: &[u8]) -> Result<$name, InvalidKeyLength> {
+                let key: &[u8; $key_len] = key.try_into().map_err(|_| InvalidKeyLength { got: key.len(), want: $key_len })?;
+                Ok(Self::new(key))
             }
 
             /// A cipher using `backend`, or [`Unsupported`](crate::Unsupported)
             /// if this CPU (or build) cannot run it.
-            pub fn with_backend(backend: Backend, key: &[u8; $key_len]) -> Result<$name, crate::Unsupported> {
-                Ok($name { inner: Gcm::new(backend.kernel()?, backend, key) })
+            pub fn with_backend<K: ByteArray<$key_len> + ?Sized>(backend: Backend, key: &K) -> Result<$name, crate::Unsupported> {
+                Ok($name { inner: Gcm::new(backend.kernel()?, backend, key.as_byte_array()) })
             }
 
             /// The same cipher, accepting other nonce lengths or producing

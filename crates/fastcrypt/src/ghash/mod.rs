@@ -90,10 +90,24 @@ pub(crate) mod x86_pclmul;
 #[cfg(fastcrypt_x86)]
 pub(crate) mod x86_vpclmul;
 
+use crate::ByteArray;
 use zeroize::Zeroize;
 
 /// GHASH block and output size in bytes.
 pub const BLOCK_LEN: usize = 16;
+
+#[cfg(feature = "rustcrypto")]
+pub use universal_hash::{self, KeyInit, UniversalHash};
+
+/// RustCrypto's name for GHASH's key (`H`), as the `ghash` crate has it.
+#[cfg(feature = "rustcrypto")]
+pub type Key = universal_hash::Key<GHash>;
+/// RustCrypto's name for one 16-byte block, as the `ghash` crate has it.
+#[cfg(feature = "rustcrypto")]
+pub type Block = universal_hash::Block<GHash>;
+/// RustCrypto's name for GHASH's output, as the `ghash` crate has it.
+#[cfg(feature = "rustcrypto")]
+pub type Tag = universal_hash::Block<GHash>;
 
 define_backends! {
     primitive: "ghash";
@@ -184,9 +198,11 @@ impl Drop for GHash {
 
 impl GHash {
     /// GHASH keyed with `h`, using the fastest backend this CPU runs.
-    pub fn new(h: &[u8; BLOCK_LEN]) -> GHash {
+    /// `h` is a `[u8; 16]` or RustCrypto's `Key<GHash>` (see
+    /// [`ByteArray`]).
+    pub fn new<K: ByteArray<BLOCK_LEN> + ?Sized>(h: &K) -> GHash {
         let (backend, kernel) = Backend::auto();
-        Self::from_kernel(backend, kernel, h)
+        Self::from_kernel(backend, kernel, h.as_byte_array())
     }
 
     /// GHASH keyed with `h` using `backend`, or
@@ -202,11 +218,15 @@ impl GHash {
     ///     }
     /// }
     /// ```
-    pub fn with_backend(
+    pub fn with_backend<K: ByteArray<BLOCK_LEN> + ?Sized>(
         backend: Backend,
-        h: &[u8; BLOCK_LEN],
+        h: &K,
     ) -> Result<GHash, crate::Unsupported> {
-        Ok(Self::from_kernel(backend, backend.kernel()?, h))
+        Ok(Self::from_kernel(
+            backend,
+            backend.kernel()?,
+            h.as_byte_array(),
+        ))
     }
 
     fn from_kernel(backend: Backend, kernel: Kernel, h: &[u8; BLOCK_LEN]) -> GHash {
@@ -222,11 +242,25 @@ impl GHash {
         self.backend
     }
 
-    /// Absorbs whole blocks.
+    /// Absorbs whole blocks: `[u8; 16]`s, or RustCrypto's `Block<GHash>`s
+    /// (see [`ByteArray`]).
     #[inline]
-    pub fn update(&mut self, blocks: &[[u8; BLOCK_LEN]]) {
-        if !blocks.is_empty() {
-            self.engine.update(&mut self.acc, blocks.as_flattened());
+    pub fn update<B: ByteArray<BLOCK_LEN>>(&mut self, blocks: &[B]) {
+        match B::cast_slice(blocks) {
+            Some(b) if !b.is_empty() => self.engine.update(&mut self.acc, b.as_flattened()),
+            Some(_) => {}
+            // References to blocks: gather them so the kernel still sees
+            // many blocks per call.
+            None => {
+                let mut staged = [[0u8; BLOCK_LEN]; 16];
+                for chunk in blocks.chunks(staged.len()) {
+                    for (s, b) in staged.iter_mut().zip(chunk) {
+                        *s = *b.as_byte_array();
+                    }
+                    self.engine
+                        .update(&mut self.acc, staged[..chunk.len()].as_flattened());
+                }
+            }
         }
     }
 

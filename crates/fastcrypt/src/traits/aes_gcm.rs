@@ -19,7 +19,7 @@ macro_rules! impl_aead {
 
         impl KeyInit for $name {
             fn new(key: &Key<Self>) -> Self {
-                $name::new(&key.0)
+                $name::new(key)
             }
         }
 
@@ -57,6 +57,21 @@ macro_rules! impl_aead {
             }
         }
     };
+}
+
+impl From<crate::aes_gcm::InvalidKeyLength> for aead::common::InvalidLength {
+    /// Lets `?` carry the inherent `new_from_slice`'s error where code
+    /// written for `KeyInit::new_from_slice` expects RustCrypto's.
+    fn from(_: crate::aes_gcm::InvalidKeyLength) -> Self {
+        aead::common::InvalidLength
+    }
+}
+
+impl From<crate::aes_gcm::Error> for aead::Error {
+    /// `aead::Error` carries no detail: every failure maps to it.
+    fn from(_: crate::aes_gcm::Error) -> Self {
+        aead::Error
+    }
 }
 
 impl_aead!(Aes128Gcm, U16);

@@ -8,7 +8,6 @@
 
 use crate::ghash::{GHash, BLOCK_LEN};
 use universal_hash::{
-    array::Array,
     common::{BlockSizeUser, KeySizeUser, ParBlocksSizeUser},
     consts::{U16, U8},
     Block, Key, KeyInit, ParBlocks, Reset, UhfBackend, UhfClosure, UniversalHash,
@@ -21,7 +20,7 @@ impl KeySizeUser for GHash {
 impl KeyInit for GHash {
     /// Keys GHASH with `H` (GCM byte order), fastest backend.
     fn new(h: &Key<Self>) -> Self {
-        GHash::new(h.as_ref())
+        GHash::new(h)
     }
 }
 
@@ -36,12 +35,12 @@ impl ParBlocksSizeUser for GHash {
 impl UhfBackend for GHash {
     #[inline]
     fn proc_block(&mut self, block: &Block<Self>) {
-        GHash::update(self, core::slice::from_ref(block.as_ref()));
+        GHash::update(self, core::slice::from_ref(block));
     }
 
     #[inline]
     fn proc_par_blocks(&mut self, blocks: &ParBlocks<Self>) {
-        GHash::update(self, Array::cast_slice_to_core(blocks.as_slice()));
+        GHash::update(self, blocks.as_slice());
     }
 }
 
@@ -52,7 +51,7 @@ impl UniversalHash for GHash {
 
     #[inline]
     fn update(&mut self, blocks: &[Block<Self>]) {
-        GHash::update(self, Array::cast_slice_to_core(blocks));
+        GHash::update(self, blocks);
     }
 
     #[inline]

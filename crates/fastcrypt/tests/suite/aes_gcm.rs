@@ -36,18 +36,27 @@ impl Gcm {
     }
     fn with_backend(b: Backend, key: &[u8]) -> Result<Gcm, fastcrypt::Unsupported> {
         Ok(match key.len() {
-            16 => Gcm::A128(Aes128Gcm::with_backend(b, key.try_into().unwrap())?),
-            24 => Gcm::A192(Aes192Gcm::with_backend(b, key.try_into().unwrap())?),
-            32 => Gcm::A256(Aes256Gcm::with_backend(b, key.try_into().unwrap())?),
+            16 => Gcm::A128(Aes128Gcm::with_backend(
+                b,
+                <&[u8; 16]>::try_from(key).unwrap(),
+            )?),
+            24 => Gcm::A192(Aes192Gcm::with_backend(
+                b,
+                <&[u8; 24]>::try_from(key).unwrap(),
+            )?),
+            32 => Gcm::A256(Aes256Gcm::with_backend(
+                b,
+                <&[u8; 32]>::try_from(key).unwrap(),
+            )?),
             n => panic!("bad AES key length {n}"),
         })
     }
     /// What `new` builds: the fastest backend.
     fn fastest(key: &[u8]) -> Gcm {
         match key.len() {
-            16 => Gcm::A128(Aes128Gcm::new(key.try_into().unwrap())),
-            24 => Gcm::A192(Aes192Gcm::new(key.try_into().unwrap())),
-            32 => Gcm::A256(Aes256Gcm::new(key.try_into().unwrap())),
+            16 => Gcm::A128(Aes128Gcm::new_from_slice(key).unwrap()),
+            24 => Gcm::A192(Aes192Gcm::new_from_slice(key).unwrap()),
+            32 => Gcm::A256(Aes256Gcm::new_from_slice(key).unwrap()),
             n => panic!("bad AES key length {n}"),
         }
     }
@@ -605,8 +614,7 @@ fn counter_wrap(b: Backend) -> TestResult {
     let mut h = aes::cipher::Array::from([0u8; 16]);
     aes::Aes128::new(&key.into()).encrypt_block(&mut h);
     let mut gh =
-        fastcrypt::ghash::GHash::with_backend(fastcrypt::ghash::Backend::Portable, &h.into())
-            .unwrap();
+        fastcrypt::ghash::GHash::with_backend(fastcrypt::ghash::Backend::Portable, &h).unwrap();
     gh.update_padded(&nonce);
     let mut lens = [0u8; 16];
     lens[8..].copy_from_slice(&(nonce.len() as u64 * 8).to_be_bytes());
@@ -719,5 +727,23 @@ fn aead_traits(b: Backend) -> TestResult {
     let a = Aead::encrypt(&ours, &n.into(), &b"payload"[..]).map_err(|e| format!("{e:?}"))?;
     let t = aes_gcm::aead::Aead::encrypt(&theirs, &n.into(), &b"payload"[..])
         .map_err(|e| format!("{e:?}"))?;
-    check_eq("KeyInit vs RustCrypto", &a, &t)
+    check_eq("KeyInit vs RustCrypto", &a, &t)?;
+    // Keys in every type the constructors take seal alike on this backend.
+    let raw = [0x5au8; 32];
+    let key = fastcrypt::aes_gcm::Key::<Aes256Gcm>::from(raw);
+    let mut want = *b"sixteen byte msg and more";
+    let tag = Aes256Gcm::with_backend(b, &raw)?.seal_in_place_detached(&n, b"", &mut want)?;
+    for (what, g) in [
+        ("Key", Aes256Gcm::with_backend(b, &key)?),
+        ("&Key", Aes256Gcm::with_backend(b, &&key)?),
+    ] {
+        let mut buf = *b"sixteen byte msg and more";
+        let t = g.seal_in_place_detached(&n, b"", &mut buf)?;
+        check_eq(&format!("{what} ciphertext"), &buf, &want)?;
+        check_eq(&format!("{what} tag"), t.as_ref(), tag.as_ref())?;
+    }
+    match Aes256Gcm::new_from_slice(&raw[..31]) {
+        Err(e) if e.got == 31 && e.want == 32 => Ok(()),
+        other => Err(format!("31-byte AES-256 key: {:?}", other.map(|g| g.backend())).into()),
+    }
 }
