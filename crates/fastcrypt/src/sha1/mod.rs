@@ -30,12 +30,21 @@ mod x86_shani;
 #[cfg(fastcrypt_x86)]
 mod x86_ssse3;
 
+#[cfg(feature = "rustcrypto")]
+pub use crate::traits::sha1::Sha1Core;
+// What RustCrypto's `sha1` crate re-exports, so its users' `use` lines
+// carry over.
+#[cfg(feature = "rustcrypto")]
+pub use digest::{self, Digest};
+
+use zeroize::Zeroize;
+
 /// SHA-1 block size in bytes.
 pub const BLOCK_LEN: usize = 64;
 /// SHA-1 digest size in bytes.
 pub const DIGEST_LEN: usize = 20;
 
-const IV: [u32; 5] = [
+pub(crate) const IV: [u32; 5] = [
     0x6745_2301,
     0xEFCD_AB89,
     0x98BA_DCFE,
@@ -59,7 +68,7 @@ impl Kernel {
     /// Compresses every whole block of `blocks` (its length is a multiple of
     /// 64) into `state`. Called once per bulk update, never per block.
     #[inline]
-    fn compress(self, state: &mut [u32; 5], blocks: &[u8]) {
+    pub(crate) fn compress(self, state: &mut [u32; 5], blocks: &[u8]) {
         debug_assert_eq!(blocks.len() % BLOCK_LEN, 0);
         match self {
             Kernel::Portable => portable::compress(state, blocks),
@@ -74,15 +83,25 @@ impl Kernel {
 }
 
 /// An incremental SHA-1 hasher.
+///
+/// The state and buffered input are zeroed when the value is dropped (a
+/// hasher keyed by HMAC holds key material).
 #[derive(Clone)]
 pub struct Sha1 {
-    state: [u32; 5],
+    pub(crate) state: [u32; 5],
     /// Bytes compressed so far (whole blocks only).
-    compressed: u64,
-    buf: [u8; BLOCK_LEN],
-    buf_len: usize,
-    backend: Backend,
-    kernel: Kernel,
+    pub(crate) compressed: u64,
+    pub(crate) buf: [u8; BLOCK_LEN],
+    pub(crate) buf_len: usize,
+    pub(crate) backend: Backend,
+    pub(crate) kernel: Kernel,
+}
+
+impl Drop for Sha1 {
+    fn drop(&mut self) {
+        self.state.zeroize();
+        self.buf.zeroize();
+    }
 }
 
 impl core::fmt::Debug for Sha1 {
@@ -141,8 +160,15 @@ impl Sha1 {
         self.backend
     }
 
-    /// Absorbs `data`; any length, any number of calls.
-    pub fn update(&mut self, mut data: &[u8]) {
+    /// Absorbs `data`; any length, any number of calls. Takes anything
+    /// that is bytes (`&[u8]`, `&str`, `Vec<u8>`, arrays), as
+    /// `digest::Digest::update` does.
+    #[inline]
+    pub fn update(&mut self, data: impl AsRef<[u8]>) {
+        self.update_slice(data.as_ref());
+    }
+
+    fn update_slice(&mut self, mut data: &[u8]) {
         if self.buf_len > 0 {
             let take = (BLOCK_LEN - self.buf_len).min(data.len());
             self.buf[self.buf_len..self.buf_len + take].copy_from_slice(&data[..take]);
@@ -207,7 +233,7 @@ impl Sha1 {
     }
 }
 
-fn state_to_bytes(state: &[u32; 5]) -> [u8; DIGEST_LEN] {
+pub(crate) fn state_to_bytes(state: &[u32; 5]) -> [u8; DIGEST_LEN] {
     let mut out = [0u8; DIGEST_LEN];
     for (o, w) in out.chunks_exact_mut(4).zip(state) {
         o.copy_from_slice(&w.to_be_bytes());

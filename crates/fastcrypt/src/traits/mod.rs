@@ -4,4 +4,4 @@
 mod aes_gcm;
 mod ghash;
 pub(crate) mod rc4;
-mod sha1;
+pub(crate) mod sha1;

@@ -1,13 +1,148 @@
 //! `digest` 0.11 traits for [`Sha1`], so it drops in wherever RustCrypto's
-//! `sha1::Sha1` is used (`Digest`, `DynDigest`, HMAC through `hmac`, ...).
+//! `sha1::Sha1` is used (`Digest`, `DynDigest`, `hmac::Hmac` and
+//! `hmac::SimpleHmac`, ...), and its block-level core [`Sha1Core`]
+//! (`CoreProxy`), which `hmac::Hmac<Sha1>` keys once and reuses.
 
-use crate::sha1::{Sha1, DIGEST_LEN};
+use crate::sha1::{state_to_bytes, Backend, Kernel, Sha1, BLOCK_LEN, DIGEST_LEN, IV};
 use digest::{
+    array::Array,
+    block_api::{Block, Buffer, BufferKindUser, CoreProxy, Eager, FixedOutputCore, UpdateCore},
     common::{AlgorithmName, BlockSizeUser, OutputSizeUser},
     const_oid::{AssociatedOid, ObjectIdentifier},
     consts::{U20, U64},
     FixedOutput, FixedOutputReset, HashMarker, Output, Reset, Update,
 };
+use zeroize::Zeroize;
+
+/// SHA-1's block-level state for `digest`'s block API: the chaining value
+/// and the number of blocks compressed, with no input buffer. This is
+/// `<Sha1 as CoreProxy>::Core`; `hmac::Hmac<Sha1>` holds two of them (the
+/// states after the inner and outer padded key) so each MAC starts from
+/// them instead of hashing the key again. It compresses with the backend
+/// the [`Sha1`] it came from uses (`Default` picks the fastest). Zeroed on
+/// drop.
+#[derive(Clone)]
+pub struct Sha1Core {
+    state: [u32; 5],
+    blocks: u64,
+    backend: Backend,
+    kernel: Kernel,
+}
+
+impl Sha1Core {
+    /// The backend this core compresses with.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+}
+
+impl Default for Sha1Core {
+    fn default() -> Self {
+        let (backend, kernel) = Backend::auto();
+        Sha1Core {
+            state: IV,
+            blocks: 0,
+            backend,
+            kernel,
+        }
+    }
+}
+
+impl core::fmt::Debug for Sha1Core {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Sha1Core")
+            .field("backend", &self.backend)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for Sha1Core {
+    fn drop(&mut self) {
+        self.state.zeroize();
+        self.blocks.zeroize();
+    }
+}
+
+impl HashMarker for Sha1Core {}
+
+impl BlockSizeUser for Sha1Core {
+    type BlockSize = U64;
+}
+
+impl BufferKindUser for Sha1Core {
+    type BufferKind = Eager;
+}
+
+impl OutputSizeUser for Sha1Core {
+    type OutputSize = U20;
+}
+
+impl UpdateCore for Sha1Core {
+    #[inline]
+    fn update_blocks(&mut self, blocks: &[Block<Self>]) {
+        if blocks.is_empty() {
+            return;
+        }
+        let bytes = Array::cast_slice_to_core(blocks).as_flattened();
+        self.kernel.compress(&mut self.state, bytes);
+        self.blocks += blocks.len() as u64;
+    }
+}
+
+impl FixedOutputCore for Sha1Core {
+    fn finalize_fixed_core(&mut self, buffer: &mut Buffer<Self>, out: &mut Output<Self>) {
+        let bit_len = (self.blocks * BLOCK_LEN as u64 + buffer.get_pos() as u64).wrapping_mul(8);
+        let mut state = self.state;
+        let kernel = self.kernel;
+        buffer.len64_padding_be(bit_len, |block| {
+            kernel.compress(&mut state, block.as_slice())
+        });
+        out.copy_from_slice(&state_to_bytes(&state));
+        state.zeroize();
+    }
+}
+
+impl Reset for Sha1Core {
+    fn reset(&mut self) {
+        self.state = IV;
+        self.blocks = 0;
+    }
+}
+
+impl AlgorithmName for Sha1Core {
+    fn write_alg_name(f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("Sha1")
+    }
+}
+
+impl CoreProxy for Sha1 {
+    type Core = Sha1Core;
+
+    fn compose(core: Sha1Core, buffer: Buffer<Sha1Core>) -> Sha1 {
+        let data = buffer.get_data();
+        let mut buf = [0u8; BLOCK_LEN];
+        buf[..data.len()].copy_from_slice(data);
+        Sha1 {
+            state: core.state,
+            compressed: core.blocks * BLOCK_LEN as u64,
+            buf,
+            buf_len: data.len(),
+            backend: core.backend,
+            kernel: core.kernel,
+        }
+    }
+
+    fn decompose(self) -> (Sha1Core, Buffer<Sha1Core>) {
+        let buffer = Buffer::<Sha1Core>::new(&self.buf[..self.buf_len]);
+        let core = Sha1Core {
+            state: self.state,
+            blocks: self.compressed / BLOCK_LEN as u64,
+            backend: self.backend,
+            kernel: self.kernel,
+        };
+        (core, buffer)
+    }
+}
 
 impl HashMarker for Sha1 {}
 

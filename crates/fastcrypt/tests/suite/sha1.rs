@@ -40,6 +40,7 @@ pub fn register(trials: &mut Vec<Trial>) {
     per_backend(trials, "sha1_vs_openssl", vs_openssl);
     per_backend(trials, "sha1_vs_rustcrypto", vs_rustcrypto);
     per_backend(trials, "sha1_digest_traits", digest_traits);
+    per_backend(trials, "sha1_block_api", block_api);
     trials.push(Trial::test("sha1_backend_api", || {
         backend_api(
             |b| Sha1::with_backend(b).map(|h| h.backend()),
@@ -286,6 +287,43 @@ fn digest_traits(b: Backend) -> TestResult {
     Ok(())
 }
 
+/// The block-level API (`CoreProxy`, [`fastcrypt::sha1::Sha1Core`]) that
+/// `hmac::Hmac<Sha1>` builds on: a hasher taken apart mid-stream and put
+/// back keeps its backend and its digest; the core alone (whole blocks,
+/// then the tail in `digest`'s buffer) digests like the oracle.
+fn block_api(b: Backend) -> TestResult {
+    use digest::block_api::{Buffer, CoreProxy, FixedOutputCore, UpdateCore};
+    use digest::Update;
+    use fastcrypt::sha1::Sha1Core;
+    for len in lengths(64, 128) {
+        let msg = painted(len);
+        let want = oracle(&msg);
+        for cut in [0, len / 3, len.saturating_sub(1), len] {
+            let mut h = hasher(b);
+            h.update(&msg[..cut]);
+            let (core, buffer) = h.decompose();
+            if core.backend() != b {
+                return Err(format!("decompose moved to backend {}", core.backend()).into());
+            }
+            let mut h = Sha1::compose(core, buffer);
+            Update::update(&mut h, &msg[cut..]);
+            check_eq(&format!("len {len}, cut {cut}"), &h.finalize(), &want)?;
+        }
+        let (mut core, _): (Sha1Core, _) = hasher(b).decompose();
+        let whole = len / 64 * 64;
+        let blocks: Vec<digest::array::Array<u8, digest::consts::U64>> = msg[..whole]
+            .chunks_exact(64)
+            .map(|c| c.try_into().unwrap())
+            .collect();
+        core.update_blocks(&blocks);
+        let mut buffer = Buffer::<Sha1Core>::new(&msg[whole..]);
+        let mut out = Default::default();
+        core.finalize_fixed_core(&mut buffer, &mut out);
+        check_eq(&format!("core alone, len {len}"), &out, &want)?;
+    }
+    Ok(())
+}
+
 /// RustCrypto's own conformance helpers (`digest::dev`) and generic use:
 /// `Digest`, `DynDigest`, HMAC, names and OID, exactly as code written for
 /// RustCrypto's `sha1::Sha1` would use them.
@@ -315,25 +353,49 @@ fn digest_dev_conformance() -> TestResult {
         &Sha1::new_with_prefix(b"a").chain_update(b"bc").finalize(),
         &sha1::digest(b"abc"),
     )?;
-    // HMAC through the generic `hmac` crate, against OpenSSL's HMAC-SHA1.
+    // HMAC through the generic `hmac` crate (the eager `Hmac`, which keys
+    // `Sha1Core`s once, the resettable and the simple forms), against
+    // OpenSSL's HMAC-SHA1, keys around the 64-byte block.
     {
-        use hmac::{KeyInit, Mac, SimpleHmac};
-        let key = painted(100);
-        let mut mac =
-            <SimpleHmac<Sha1> as KeyInit>::new_from_slice(&key).map_err(|e| e.to_string())?;
-        mac.update(b"what do ya want for nothing?");
-        let ours = mac.finalize().into_bytes();
-        let pkey = openssl::pkey::PKey::hmac(&key).map_err(|e| e.to_string())?;
-        let mut signer = openssl::sign::Signer::new(openssl::hash::MessageDigest::sha1(), &pkey)
-            .map_err(|e| e.to_string())?;
-        signer
-            .update(b"what do ya want for nothing?")
-            .map_err(|e| e.to_string())?;
-        check_eq(
-            "HMAC-SHA1",
-            &ours,
-            &signer.sign_to_vec().map_err(|e| e.to_string())?,
-        )?;
+        use hmac::{Hmac, HmacReset, KeyInit, Mac, SimpleHmac};
+        fn mac<M: Mac + KeyInit>(key: &[u8], msg: &[u8]) -> Result<Vec<u8>, String> {
+            let mut m = M::new_from_slice(key).map_err(|e| e.to_string())?;
+            m.update(&msg[..msg.len() / 2]);
+            m.update(&msg[msg.len() / 2..]);
+            Ok(m.finalize().into_bytes().to_vec())
+        }
+        for (key_len, msg_len) in [(0, 0), (1, 28), (63, 64), (64, 55), (65, 200), (100, 1000)] {
+            let key = painted(key_len);
+            let msg = painted(msg_len + 7)[7..].to_vec();
+            // OpenSSL refuses an empty HMAC key; RustCrypto's own SHA-1
+            // is the oracle there.
+            let want = if key.is_empty() {
+                mac::<Hmac<::sha1::Sha1>>(&key, &msg)?
+            } else {
+                let pkey = openssl::pkey::PKey::hmac(&key).map_err(|e| e.to_string())?;
+                let mut signer =
+                    openssl::sign::Signer::new(openssl::hash::MessageDigest::sha1(), &pkey)
+                        .map_err(|e| e.to_string())?;
+                signer.update(&msg).map_err(|e| e.to_string())?;
+                signer.sign_to_vec().map_err(|e| e.to_string())?
+            };
+            let what = format!("{key_len}-byte key, {msg_len}-byte message");
+            check_eq(
+                &format!("Hmac, {what}"),
+                &mac::<Hmac<Sha1>>(&key, &msg)?,
+                &want,
+            )?;
+            check_eq(
+                &format!("HmacReset, {what}"),
+                &mac::<HmacReset<Sha1>>(&key, &msg)?,
+                &want,
+            )?;
+            check_eq(
+                &format!("SimpleHmac, {what}"),
+                &mac::<SimpleHmac<Sha1>>(&key, &msg)?,
+                &want,
+            )?;
+        }
     }
     struct Name;
     impl std::fmt::Display for Name {
