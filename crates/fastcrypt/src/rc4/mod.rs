@@ -47,6 +47,24 @@
 //! assert!(Rc4::new(&[0; 257]).is_err());
 //! ```
 //!
+//! # Key length in the type, for RustCrypto code
+//!
+//! `Rc4` alone takes keys of any length at run time. `Rc4<KeySize>` fixes
+//! the length in the type, as the `rc4` crate's `Rc4<U5>` did, for code
+//! that builds ciphers through `cipher::KeyInit`; both have the same
+//! methods and backends. With the `rustcrypto` feature:
+//!
+//! ```
+//! use fastcrypt::rc4::{consts::U5, KeyInit, Rc4, StreamCipher};
+//!
+//! let mut fixed = Rc4::<U5>::new_from_slice(&[1, 2, 3, 4, 5]).unwrap();
+//! let mut any = Rc4::new(&[1, 2, 3, 4, 5]).unwrap();
+//! let (mut x, mut y) = ([0u8; 8], [0u8; 8]);
+//! fixed.apply_keystream(&mut x);
+//! any.apply_keystream(&mut y);
+//! assert_eq!(x, y);
+//! ```
+//!
 //! Backends: `portable` (safe Rust) and `x86_64` (the same schedule in
 //! `asm!`, x86-64 with SSE4.1). Both issue each `S[i]` load three or four
 //! rounds early, before the stores that might alias it, and check the rare
@@ -56,12 +74,14 @@
 //! For bulk work over many keys, [`apply_keystreams`] runs many streams in
 //! one call (see there why it does not interleave them).
 
-use core::fmt;
+use core::{fmt, marker::PhantomData};
 
 mod portable;
 
+// What RustCrypto's `rc4` crate re-exports, so its users' `use` lines
+// carry over.
 #[cfg(feature = "rustcrypto")]
-pub use crate::traits::rc4::Rc4Fixed;
+pub use cipher::{self, consts, KeyInit, StreamCipher};
 
 #[cfg(fastcrypt_x86_64)]
 mod x86_64;
@@ -238,19 +258,41 @@ impl std::error::Error for Error {
     }
 }
 
+/// The key-length parameter of a plain [`Rc4`]: any length from
+/// [`MIN_KEY_LEN`] to [`MAX_KEY_LEN`], checked at run time. (A type with no
+/// values; it only names the choice.)
+#[derive(Debug)]
+pub enum AnyKeyLen {}
+
 /// An RC4 keystream: encrypts and decrypts (the same operation) any number
 /// of bytes, in any number of calls.
 ///
+/// `KeySize` is [`AnyKeyLen`] unless written: `Rc4` takes a key of any
+/// length at run time; `Rc4<U16>` (a `typenum` size, with the
+/// `rustcrypto` feature) has the length in its type and is built through
+/// `cipher::KeyInit` (see the [module docs](self)).
+///
 /// Cloning copies the whole state: the clone continues the same keystream
 /// independently. The state is zeroed when the value is dropped.
-#[derive(Clone)]
-pub struct Rc4 {
+pub struct Rc4<KeySize = AnyKeyLen> {
     st: State,
     backend: Backend,
     kernel: Kernel,
+    key_size: PhantomData<fn() -> KeySize>,
 }
 
-impl fmt::Debug for Rc4 {
+impl<K> Clone for Rc4<K> {
+    fn clone(&self) -> Self {
+        Rc4 {
+            st: self.st.clone(),
+            backend: self.backend,
+            kernel: self.kernel,
+            key_size: PhantomData,
+        }
+    }
+}
+
+impl<K> fmt::Debug for Rc4<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Rc4")
             .field("backend", &self.backend)
@@ -294,6 +336,14 @@ impl Rc4 {
         Ok(c)
     }
 
+    /// The same as [`new`](Rc4::new), under the name of RustCrypto's
+    /// `KeyInit::new_from_slice`, so that code written for the `rc4` crate
+    /// (`Rc4::new_from_slice(key)`) compiles unchanged; its error converts
+    /// into `cipher::InvalidLength` for `?`.
+    pub fn new_from_slice(key: &[u8]) -> Result<Rc4, InvalidKeyLength> {
+        Self::new(key)
+    }
+
     fn from_kernel(backend: Backend, kernel: Kernel, key: &[u8]) -> Result<Rc4, InvalidKeyLength> {
         if !(MIN_KEY_LEN..=MAX_KEY_LEN).contains(&key.len()) {
             return Err(InvalidKeyLength { len: key.len() });
@@ -302,7 +352,43 @@ impl Rc4 {
             st: State::new(key),
             backend,
             kernel,
+            key_size: PhantomData,
         })
+    }
+
+    /// The same keystream with its key length in the type.
+    pub(crate) fn into_key_size<K>(self) -> Rc4<K> {
+        let Rc4 {
+            st,
+            backend,
+            kernel,
+            key_size: _,
+        } = self;
+        Rc4 {
+            st,
+            backend,
+            kernel,
+            key_size: PhantomData,
+        }
+    }
+}
+
+impl<K> Rc4<K> {
+    /// The same keystream, as a plain `Rc4` (for [`apply_keystreams`] and
+    /// code that takes any key length).
+    pub fn into_any_key_len(self) -> Rc4 {
+        let Rc4 {
+            st,
+            backend,
+            kernel,
+            key_size: _,
+        } = self;
+        Rc4 {
+            st,
+            backend,
+            kernel,
+            key_size: PhantomData,
+        }
     }
 
     /// The backend this keystream uses.
@@ -317,9 +403,22 @@ impl Rc4 {
         self.kernel.apply(&mut self.st, buf);
     }
 
-    /// Writes `input` XOR the next keystream bytes to `output`; the two
-    /// must have the same length.
-    pub fn apply_keystream_b2b(
+    /// Writes `input` XOR the next keystream bytes to `output`.
+    ///
+    /// # Panics
+    ///
+    /// If the two differ in length, as `cipher::StreamCipher`'s method of
+    /// the same name does; [`try_apply_keystream_b2b`](Rc4::try_apply_keystream_b2b)
+    /// returns the error instead.
+    pub fn apply_keystream_b2b(&mut self, input: &[u8], output: &mut [u8]) {
+        if let Err(e) = self.try_apply_keystream_b2b(input, output) {
+            panic!("{e}");
+        }
+    }
+
+    /// Writes `input` XOR the next keystream bytes to `output`, or fails,
+    /// changing nothing, if the two differ in length.
+    pub fn try_apply_keystream_b2b(
         &mut self,
         input: &[u8],
         output: &mut [u8],

@@ -477,16 +477,31 @@ fn b2b(b: Backend) -> TestResult {
     let input: Vec<u8> = (0..1000).map(|i| (i * 7) as u8).collect();
     let mut out = vec![0xeeu8; 1000];
     cipher(b, key)
-        .apply_keystream_b2b(&input, &mut out)
+        .try_apply_keystream_b2b(&input, &mut out)
         .map_err(|e| e.to_string())?;
     let mut want = input.clone();
     cipher(b, key).apply_keystream(&mut want);
     check_eq("b2b", &out, &want)?;
+    let mut out2 = vec![0xeeu8; 1000];
+    cipher(b, key).apply_keystream_b2b(&input, &mut out2);
+    check_eq("b2b (panicking form)", &out2, &want)?;
     let mut short = vec![0u8; 999];
-    match cipher(b, key).apply_keystream_b2b(&input, &mut short) {
-        Err(e) if e.input == 1000 && e.output == 999 => Ok(()),
-        other => Err(format!("1000 in, 999 out: {other:?}").into()),
+    match cipher(b, key).try_apply_keystream_b2b(&input, &mut short) {
+        Err(e) if e.input == 1000 && e.output == 999 => {}
+        other => return Err(format!("1000 in, 999 out: {other:?}").into()),
     }
+    if short.iter().any(|&x| x != 0) {
+        return Err("a refused b2b wrote its output".into());
+    }
+    // The panicking form panics, as cipher's StreamCipher method does.
+    let panicked = std::panic::catch_unwind(move || {
+        cipher(b, key).apply_keystream_b2b(&input, &mut short);
+    })
+    .is_err();
+    if !panicked {
+        return Err("apply_keystream_b2b with 1000 in, 999 out did not panic".into());
+    }
+    Ok(())
 }
 
 fn guard_page(b: Backend) -> TestResult {
@@ -539,7 +554,7 @@ fn key_lengths(b: Backend) -> TestResult {
 fn cipher_traits(b: Backend) -> TestResult {
     use cipher::consts::{U1, U16, U256, U5};
     use cipher::{KeyInit, StreamCipher};
-    use fastcrypt::rc4::Rc4Fixed;
+    use fastcrypt::rc4::Rc4;
 
     fn via_traits<C: StreamCipher>(mut c: C, len: usize) -> Vec<u8> {
         // In place, buffer to buffer and write_keystream, in pieces.
@@ -554,7 +569,7 @@ fn cipher_traits(b: Backend) -> TestResult {
         v
     }
     fn fixed<N: cipher::array::ArraySize>(key: &[u8], len: usize) -> Result<Vec<u8>, String> {
-        let c = Rc4Fixed::<N>::new_from_slice(key).map_err(|e| format!("{e}"))?;
+        let c = Rc4::<N>::new_from_slice(key).map_err(|e| format!("{e}"))?;
         Ok(via_traits(c, len))
     }
 
@@ -569,7 +584,7 @@ fn cipher_traits(b: Backend) -> TestResult {
     for (key, f) in cases {
         let want = Reference::keystream(key, 0, len);
         check_eq(
-            &format!("Rc4Fixed, {}-byte key", key.len()),
+            &format!("Rc4<N>, {}-byte key", key.len()),
             &f(key, len)?,
             &want,
         )?;
@@ -579,10 +594,10 @@ fn cipher_traits(b: Backend) -> TestResult {
             &want,
         )?;
     }
-    if Rc4Fixed::<U16>::new_from_slice(&[0; 15]).is_ok() {
-        return Err("Rc4Fixed<U16> accepted a 15-byte key".into());
+    if Rc4::<U16>::new_from_slice(&[0; 15]).is_ok() {
+        return Err("Rc4<U16> accepted a 15-byte key".into());
     }
-    let mut c = Rc4Fixed::<U16>::new(&[0x42; 16].into());
+    let mut c = Rc4::<U16>::new(&[0x42; 16].into());
     c.try_apply_keystream(&mut [0u8; 10])
         .map_err(|e| format!("RC4 never runs out of keystream: {e}"))?;
     Ok(())
