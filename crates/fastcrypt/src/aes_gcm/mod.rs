@@ -421,6 +421,9 @@ macro_rules! define_gcm {
             inner: Gcm,
         }
 
+        /// Round keys and powers of H are zeroed on drop.
+        impl zeroize::ZeroizeOnDrop for $name {}
+
         impl fmt::Debug for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.debug_struct(stringify!($name))

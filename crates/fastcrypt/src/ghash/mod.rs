@@ -196,6 +196,8 @@ impl Drop for GHash {
     }
 }
 
+impl zeroize::ZeroizeOnDrop for GHash {}
+
 impl GHash {
     /// GHASH keyed with `h`, using the fastest backend this CPU runs.
     /// `h` is a `[u8; 16]` or RustCrypto's `Key<GHash>` (see

@@ -292,6 +292,9 @@ impl<K> Clone for Rc4<K> {
     }
 }
 
+/// The state is zeroed on drop (by its `State`).
+impl<K> zeroize::ZeroizeOnDrop for Rc4<K> {}
+
 impl<K> fmt::Debug for Rc4<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Rc4")

@@ -104,6 +104,8 @@ impl Drop for Sha1 {
     }
 }
 
+impl zeroize::ZeroizeOnDrop for Sha1 {}
+
 impl core::fmt::Debug for Sha1 {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Sha1")

@@ -7,9 +7,13 @@ use crate::sha1::{state_to_bytes, Backend, Kernel, Sha1, BLOCK_LEN, DIGEST_LEN, 
 use digest::{
     array::Array,
     block_api::{Block, Buffer, BufferKindUser, CoreProxy, Eager, FixedOutputCore, UpdateCore},
+    block_buffer::SerializedBufferSize,
+    common::hazmat::{DeserializeStateError, SerializableState, SerializedState},
     common::{AlgorithmName, BlockSizeUser, OutputSizeUser},
     const_oid::{AssociatedOid, ObjectIdentifier},
+    consts::U28,
     consts::{U20, U64},
+    typenum::Sum,
     FixedOutput, FixedOutputReset, HashMarker, Output, Reset, Update,
 };
 use zeroize::Zeroize;
@@ -114,6 +118,51 @@ impl AlgorithmName for Sha1Core {
         f.write_str("Sha1")
     }
 }
+
+/// The same bytes as RustCrypto's `Sha1Core`: the five state words, then
+/// the block count, little-endian; a state saved by either library resumes
+/// in the other. A restored core uses the fastest backend.
+impl SerializableState for Sha1Core {
+    type SerializedStateSize = U28;
+
+    fn serialize(&self) -> SerializedState<Self> {
+        let mut out = SerializedState::<Self>::default();
+        for (o, w) in out.chunks_exact_mut(4).zip(&self.state) {
+            o.copy_from_slice(&w.to_le_bytes());
+        }
+        out[20..].copy_from_slice(&self.blocks.to_le_bytes());
+        out
+    }
+
+    fn deserialize(bytes: &SerializedState<Self>) -> Result<Self, DeserializeStateError> {
+        let mut core = Sha1Core::default();
+        for (w, b) in core.state.iter_mut().zip(bytes[..20].chunks_exact(4)) {
+            *w = u32::from_le_bytes(b.try_into().expect("4 bytes"));
+        }
+        core.blocks = u64::from_le_bytes(bytes[20..].try_into().expect("8 bytes"));
+        Ok(core)
+    }
+}
+
+/// The core's bytes, then `digest`'s serialized block buffer: the layout of
+/// RustCrypto's `Sha1`, so saved states move between the two.
+impl SerializableState for Sha1 {
+    type SerializedStateSize = Sum<U28, SerializedBufferSize<U64, Eager>>;
+
+    fn serialize(&self) -> SerializedState<Self> {
+        let (core, buffer) = self.clone().decompose();
+        core.serialize().concat(buffer.serialize())
+    }
+
+    fn deserialize(bytes: &SerializedState<Self>) -> Result<Self, DeserializeStateError> {
+        let (core, buffer) = bytes.split_ref::<U28>();
+        let core = Sha1Core::deserialize(core)?;
+        let buffer = Buffer::<Sha1Core>::deserialize(buffer).map_err(|_| DeserializeStateError)?;
+        Ok(Sha1::compose(core, buffer))
+    }
+}
+
+impl zeroize::ZeroizeOnDrop for Sha1Core {}
 
 impl CoreProxy for Sha1 {
     type Core = Sha1Core;
