@@ -1,9 +1,9 @@
 //! GHASH: the GCM specification's values (with the running X_i), RFC 8452's
 //! GHASH/POLYVAL example, a bit-by-bit field multiply as an independent
 //! oracle, random keys/lengths/splits against the portable backend,
-//! RustCrypto `ghash` as a differential peer, the `universal-hash` traits,
-//! and the valgrind constant-time check of the portable backend. Every test
-//! runs on every backend.
+//! RustCrypto `ghash` as a differential peer and the `universal-hash`
+//! traits. Every test runs on every backend. (The constant-time probes,
+//! of every backend, are in `super::ct`.)
 
 use super::common::{
     backend_api, before_guard_page, check_eq, lengths, painted, per_backend, rng, TestResult,
@@ -36,7 +36,6 @@ pub fn register(trials: &mut Vec<Trial>) {
             || GHash::new(&[1; 16]).backend(),
         )
     }));
-    ct::register(trials);
 }
 
 /// Keys and blocks in every type the methods take: `[u8; 16]`,
@@ -611,106 +610,4 @@ fn universal_hash_traits(b: Backend) -> TestResult {
     UniversalHash::update_padded(&mut g, &data);
     check_eq("after finalize_reset", &UniversalHash::finalize(g).0, &want)?;
     Ok(())
-}
-
-// ---------------------------------------------------------------------------
-// Constant time (see `super::valgrind`). The probes mark H undefined, run
-// the portable backend (key setup, updates, clone, finalize) and
-// declassify only the output; under valgrind, any branch or table index
-// derived from H is reported.
-//
-// `scripts/ct-check.sh` runs these probes by name under valgrind; the
-// `ghash_ct_valgrind` trial runs that script on this very binary when
-// valgrind is installed, and is reported as ignored, with the reason, when
-// it is not. The two `leaky` probes are the proof that the check can fail:
-// a table lookup indexed by H and a branch on H, each of which must be
-// flagged.
-mod ct {
-    use super::super::valgrind::{check_environment, public, run_script, secret};
-    use super::*;
-
-    pub fn register(trials: &mut Vec<Trial>) {
-        trials.push(Trial::test("ghash_ct_probe/portable", probe_portable));
-        trials.push(Trial::test("ghash_ct_probe/leaky_table", probe_leaky_table));
-        trials.push(Trial::test(
-            "ghash_ct_probe/leaky_branch",
-            probe_leaky_branch,
-        ));
-        trials.push(Trial::ignorable_test("ghash_ct_valgrind", || {
-            run_script(
-                "scripts/ct-check.sh",
-                "the constant-time check of portable GHASH",
-            )
-        }));
-    }
-
-    const H: &str = "b83b533708bf535d0aa6e52980d53b78";
-
-    fn probe_portable() -> TestResult {
-        check_environment()?;
-        let data = painted(1000);
-        let want = oracle(&hex16(H), &data);
-        let h = hex16(H);
-        secret(&h);
-        // Key setup (mulX, powers, masks), every group/tail shape, clone,
-        // reset and finalize, all with H undefined.
-        let mut g = GHash::with_backend(Backend::Portable, &h).unwrap();
-        g.update_padded(&data[..333]);
-        let mut c = g.clone();
-        c.reset();
-        c.update_padded(&data);
-        g.update_padded(&data[333..]);
-        let (out1, out2) = (c.finalize(), g.finalize());
-        public(&out1);
-        public(&out2);
-        // Only the result is branched on, after being declassified.
-        check_eq("probe output (clone)", &out1, &want)?;
-        check_eq(
-            "probe output",
-            &out2,
-            &oracle(
-                &hex16(H),
-                &[&data[..333], &[0; 3][..], &data[333..]].concat(),
-            ),
-        )
-    }
-
-    /// A classic leak: a byte of H indexes a table.
-    fn probe_leaky_table() -> TestResult {
-        check_environment()?;
-        static TABLE: [u8; 256] = {
-            let mut t = [0u8; 256];
-            let mut i = 0;
-            while i < 256 {
-                t[i] = (i as u8).wrapping_mul(167).wrapping_add(13);
-                i += 1;
-            }
-            t
-        };
-        let h = hex16(H);
-        secret(&h);
-        let table = std::hint::black_box(&TABLE);
-        let x = table[usize::from(h[0])];
-        public(&x);
-        check_eq("table", &[x], &[TABLE[0xb8]])
-    }
-
-    /// The other classic leak: a branch on a bit of H (the bit-by-bit
-    /// multiply above branches like this on every bit of its operands).
-    fn probe_leaky_branch() -> TestResult {
-        check_environment()?;
-        let h = hex16(H);
-        let want = h.iter().filter(|b| *b & 1 == 1).count() as u32;
-        secret(&h);
-        let mut n = 0u32;
-        for byte in h {
-            // black_box keeps the compiler from turning the branch into a
-            // constant-time select.
-            if byte & 1 == 1 {
-                n = std::hint::black_box(n + 1);
-            }
-        }
-        public(&n);
-        check_eq("branch", &n.to_le_bytes(), &want.to_le_bytes())
-    }
 }

@@ -1,9 +1,10 @@
 //! Registration of every test group. Each primitive's module has a
 //! `register(&mut Vec<Trial>)`; `common` and `valgrind` are the helpers
-//! they share.
+//! they share; `ct` holds the constant-time probes of every primitive.
 
 mod aes_gcm;
 pub mod common;
+mod ct;
 mod ghash;
 mod rc4;
 mod sha1;
@@ -14,4 +15,5 @@ pub fn register_all(trials: &mut Vec<libtest_mimic::Trial>) {
     ghash::register(trials);
     rc4::register(trials);
     sha1::register(trials);
+    ct::register(trials);
 }

@@ -6,7 +6,13 @@
 //! looks at it. Outside valgrind the requests are no-ops, so a probe is an
 //! ordinary (passing) test; [`run_script`] runs a check script that puts
 //! this very binary's probes under valgrind. Not tied to one primitive:
-//! the probes live with their primitive's suite.
+//! the probes themselves are in `super::ct`.
+//!
+//! A probe that shows nothing proves nothing unless the secret reached
+//! the code under test: [`still_secret`] asks memcheck whether an output
+//! still carries undefined bits before the probe declassifies it (a
+//! kernel whose instructions valgrind modelled as producing defined
+//! values would otherwise pass vacuously).
 
 use super::common::TestResult;
 use libtest_mimic::{Completion, Failed};
@@ -66,26 +72,70 @@ fn client_request(default: usize, _args: [usize; 6]) -> usize {
     default
 }
 
-/// memcheck.h: `VG_USERREQ_TOOL_BASE('M', 'C') + 1` and `+ 2`.
+/// memcheck.h: `VG_USERREQ_TOOL_BASE('M', 'C') + 1`, `+ 2` and `+ 8`.
 const MAKE_MEM_UNDEFINED: usize = 0x4d43_0001;
 const MAKE_MEM_DEFINED: usize = 0x4d43_0002;
+const GET_VBITS: usize = 0x4d43_0008;
 /// valgrind.h: `VG_USERREQ__RUNNING_ON_VALGRIND`.
 const RUNNING_ON_VALGRIND: usize = 0x1001;
 
+fn addr<T: ?Sized>(x: &T) -> usize {
+    (x as *const T).cast::<u8>() as usize
+}
+
 /// Marks `x` undefined: memcheck then reports every branch and address
 /// computed from it.
-pub fn secret<T>(x: &T) {
-    let p = x as *const T as usize;
-    client_request(
-        0,
-        [MAKE_MEM_UNDEFINED, p, std::mem::size_of::<T>(), 0, 0, 0],
-    );
+pub fn secret<T: ?Sized>(x: &T) {
+    let n = std::mem::size_of_val(x);
+    client_request(0, [MAKE_MEM_UNDEFINED, addr(x), n, 0, 0, 0]);
 }
 
 /// Declassifies `x` (an output), so the test may branch on it.
-pub fn public<T>(x: &T) {
-    let p = x as *const T as usize;
-    client_request(0, [MAKE_MEM_DEFINED, p, std::mem::size_of::<T>(), 0, 0, 0]);
+pub fn public<T: ?Sized>(x: &T) {
+    let n = std::mem::size_of_val(x);
+    client_request(0, [MAKE_MEM_DEFINED, addr(x), n, 0, 0, 0]);
+}
+
+/// Memcheck's validity bits of `x`, a byte per byte of `x` (a set bit is
+/// an undefined one), or `None` outside valgrind.
+fn validity<T: ?Sized>(x: &T) -> Option<Vec<u8>> {
+    let n = std::mem::size_of_val(x);
+    let mut v = vec![0u8; n];
+    // memcheck.h: returns 1 on success, 0 outside valgrind, 3 if a byte
+    // is not addressable (impossible for a live reference).
+    match client_request(0, [GET_VBITS, addr(x), v.as_mut_ptr() as usize, n, 0, 0]) {
+        1 => Some(v),
+        _ => None,
+    }
+}
+
+/// Under valgrind, fails unless every byte of `x` still has undefined
+/// bits: the proof that the secret flowed through the code under test
+/// into this output, so that a leak on the way could have been seen. Call
+/// it just before declassifying the output. Outside valgrind: `Ok`.
+pub fn still_secret<T: ?Sized>(what: &str, x: &T) -> TestResult {
+    match validity(x) {
+        Some(v) if v.contains(&0) => Err(format!(
+            "{what} is public before being declassified (validity bits {}): \
+             the secret did not reach it, so the probe could not see a leak",
+            hex::encode(&v)
+        )
+        .into()),
+        _ => Ok(()),
+    }
+}
+
+/// Under valgrind, fails unless `x` is wholly defined without having
+/// been declassified (a wiped buffer, a length). Outside valgrind: `Ok`.
+pub fn already_public<T: ?Sized>(what: &str, x: &T) -> TestResult {
+    match validity(x) {
+        Some(v) if v.iter().any(|&b| b != 0) => Err(format!(
+            "{what} should be public but has undefined bits {}",
+            hex::encode(&v)
+        )
+        .into()),
+        _ => Ok(()),
+    }
 }
 
 fn running_on_valgrind() -> bool {
