@@ -2,10 +2,12 @@
 # Installs what fastcrypt's build, tests and speed lab need on Debian/Ubuntu:
 # OpenSSL headers (the `openssl` crate links the system libcrypto, the peer
 # in the speed lab and the differential tests), pkg-config, and valgrind
-# (the constant-time check). Rust itself must already be installed (rustup).
+# (the constant-time check), binutils and python3 (the static constant-time
+# listing, scripts/ct-static.sh). Rust itself must already be installed
+# (rustup).
 set -euo pipefail
 need=()
-for pkg in libssl-dev pkg-config valgrind; do
+for pkg in libssl-dev pkg-config valgrind binutils python3; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then
