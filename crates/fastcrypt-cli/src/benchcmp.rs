@@ -8,10 +8,10 @@
 //! and new runs' ranges overlap is marked `~`, as benchstat marks changes it
 //! cannot tell from noise. A geometric-mean row closes each table.
 
+use crate::gobench::{parse, Parsed};
 use crate::oldnew::{self, CmpRow};
 use crate::stats::{median, range};
 use clap::Args;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// Options of `fastcrypt benchcmp`.
@@ -30,20 +30,6 @@ pub fn run(args: BenchcmpArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// One benchmark's runs from one file, in file order.
-#[derive(Debug, Default, Clone)]
-pub struct Runs {
-    pub ns: Vec<f64>,
-    pub mb: Vec<f64>,
-}
-
-/// A parsed file: benchmark names in first-seen order, with their runs.
-#[derive(Debug, Default)]
-pub struct Parsed {
-    pub order: Vec<String>,
-    pub runs: HashMap<String, Runs>,
-}
-
 fn read(path: &Path) -> Result<Parsed, String> {
     // Bytes, not a String: benchmark output may carry other lines in any
     // encoding (a test's log, a locale's quotes), and only `Benchmark`
@@ -56,58 +42,6 @@ fn read(path: &Path) -> Result<Parsed, String> {
         )
     })?;
     parse(&String::from_utf8_lossy(&bytes), path)
-}
-
-/// Parses Go benchmark lines: `Name  iterations  value unit  value unit...`.
-/// A line counts as a benchmark result when its first field starts with
-/// `Benchmark` and more fields follow (Go's `-v` prints bare names too).
-pub fn parse(text: &str, path: &Path) -> Result<Parsed, String> {
-    let mut out = Parsed::default();
-    for (i, line) in text.lines().enumerate() {
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        let Some(name) = fields.first() else { continue };
-        if !name.starts_with("Benchmark") || fields.len() < 2 {
-            continue;
-        }
-        let bad = |why: &str| {
-            format!(
-                "{}:{}: malformed benchmark line ({why}): {}",
-                path.display(),
-                i + 1,
-                line.trim()
-            )
-        };
-        if fields[1].parse::<u64>().is_err() {
-            return Err(bad("second field is not an iteration count"));
-        }
-        let rest = &fields[2..];
-        if !rest.len().is_multiple_of(2) {
-            return Err(bad("expected value-unit pairs after the iteration count"));
-        }
-        let mut ns = None;
-        let mut mb = None;
-        for pair in rest.chunks(2) {
-            let v: f64 = pair[0]
-                .parse()
-                .ok()
-                .filter(|v: &f64| v.is_finite() && *v >= 0.0)
-                .ok_or_else(|| bad(&format!("`{}` is not a number", pair[0])))?;
-            match pair[1] {
-                "ns/op" => ns = Some(v),
-                "MB/s" => mb = Some(v),
-                _ => {}
-            }
-        }
-        let ns = ns.ok_or_else(|| bad("no ns/op value"))?;
-        let name = name.to_string();
-        let runs = out.runs.entry(name.clone()).or_insert_with(|| {
-            out.order.push(name);
-            Runs::default()
-        });
-        runs.ns.push(ns);
-        runs.mb.extend(mb);
-    }
-    Ok(out)
 }
 
 /// Whether two sets of runs cannot be told apart: with repeated runs on at
@@ -186,16 +120,5 @@ mod tests {
         ));
         let out = compare(&old, &new, p, p).unwrap();
         assert!(out.contains("+0.95% ~"), "{out}");
-    }
-
-    #[test]
-    fn malformed_lines_name_file_and_line() {
-        let e = parse("ok\nBenchmarkX 12 abc ns/op\n", Path::new("f.txt")).unwrap_err();
-        assert!(e.starts_with("f.txt:2: malformed"), "{e}");
-        // Go -v name lines and other text are ignored.
-        assert!(parse("BenchmarkX\nPASS\n", Path::new("f"))
-            .unwrap()
-            .order
-            .is_empty());
     }
 }

@@ -9,6 +9,8 @@ use std::process::ExitCode;
 
 // Shared by the commands, which do not import each other.
 mod backends;
+mod gobench;
+mod hex;
 mod machine;
 mod oldnew;
 mod stats;

@@ -107,7 +107,7 @@ pub fn run(args: Args) -> Result<(), String> {
         ));
     }
     let key = match (&args.key, &args.key_file) {
-        (Some(hex), _) => parse_hex(hex).map_err(|e| format!("rc4: --key: {e}"))?,
+        (Some(hex), _) => crate::hex::decode(hex).map_err(|e| format!("rc4: --key: {e}"))?,
         (None, Some(path)) => read_key_file(path)?,
         (None, None) => return Err("rc4: give --key HEX or --key-file FILE".into()),
     };
@@ -206,43 +206,5 @@ fn stream(
         };
         cipher.apply_keystream(&mut buf[..n]);
         out.write_all(&buf[..n])?;
-    }
-}
-
-/// Hex digits (either case, no separators) to bytes.
-fn parse_hex(s: &str) -> Result<Vec<u8>, String> {
-    let digit = |c: u8, at: usize| -> Result<u8, String> {
-        match c {
-            b'0'..=b'9' => Ok(c - b'0'),
-            b'a'..=b'f' => Ok(c - b'a' + 10),
-            b'A'..=b'F' => Ok(c - b'A' + 10),
-            _ => Err(format!(
-                "not a hex digit at position {}: {:?}",
-                at + 1,
-                s.get(at..).and_then(|t| t.chars().next()).unwrap_or('?')
-            )),
-        }
-    };
-    let b = s.as_bytes();
-    if b.len() & 1 != 0 {
-        return Err(format!("odd number of hex digits ({})", b.len()));
-    }
-    b.chunks_exact(2)
-        .enumerate()
-        .map(|(n, p)| Ok(digit(p[0], 2 * n)? << 4 | digit(p[1], 2 * n + 1)?))
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_hex;
-
-    #[test]
-    fn hex() {
-        assert_eq!(parse_hex("00fFa5").unwrap(), vec![0, 0xff, 0xa5]);
-        assert_eq!(parse_hex("").unwrap(), Vec::<u8>::new());
-        assert!(parse_hex("abc").unwrap_err().contains("odd"));
-        assert!(parse_hex("zz").unwrap_err().contains("position 1"));
-        assert!(parse_hex("0é").is_err());
     }
 }

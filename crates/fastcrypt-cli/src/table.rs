@@ -1,5 +1,8 @@
 //! Aligned text tables and their Markdown twins, shared by every table the
 //! speed lab and `benchcmp` print, and the number format of their cells.
+//!
+//! Self-contained (std only): fuzz/fuzz_targets/benchcmp_parse.rs includes
+//! this file with `#[path]` for [`ns_text`], which `gobench` uses.
 
 /// A column: header, alignment, and the separator printed before it in text
 /// mode (so a layout like benchcmp's `%-*s %12s %12s  %7s` is exact).

@@ -123,7 +123,7 @@ impl Checker {
                     }
                 }
                 Ok(d) => {
-                    let good = super::hex(&d)
+                    let good = crate::hex::encode(&d)
                         .as_bytes()
                         .eq_ignore_ascii_case(&entry.digest);
                     if good {

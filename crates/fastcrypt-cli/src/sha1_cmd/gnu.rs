@@ -1,8 +1,13 @@
 //! GNU coreutils' text conventions that `sha1sum` (9.1) uses and that
-//! `fastcrypt sha1` mirrors byte for byte: file name escaping in output
-//! lines, the shell-style quoting of names in error messages, and the
-//! parsing of `--check` lines. Pure functions on bytes, so file names
-//! that are not UTF-8 pass through unchanged.
+//! `fastcrypt sha1` mirrors byte for byte: output lines and the escaping
+//! of file names in them, the shell-style quoting of names in error
+//! messages, and the parsing of `--check` lines. Pure functions on bytes,
+//! so file names that are not UTF-8 pass through unchanged.
+//!
+//! Self-contained (std only): the fuzz target
+//! fuzz/fuzz_targets/sha1_check_line.rs includes this file with `#[path]`
+//! and checks that every line [`hash_line`] writes parses back with
+//! [`parse_line`], so it must not use other modules of the crate.
 
 /// Whether a name on a hashing output line needs GNU's escaping (a
 /// leading `\` on the line): it holds a backslash, newline or CR.
@@ -49,6 +54,31 @@ pub fn unescape(s: &[u8]) -> Option<Vec<u8>> {
         }
     }
     Some(v)
+}
+
+/// One output line for a hashed file, in the requested format: `HEX  NAME`,
+/// `HEX *NAME` (binary) or `SHA1 (NAME) = HEX` (tag), the name escaped
+/// unless `zero` ends the line with NUL instead of a newline. `hex` is the
+/// digest as lowercase hex digits.
+pub fn hash_line(name: &[u8], hex: &str, binary: bool, tag: bool, zero: bool) -> Vec<u8> {
+    let escaped = !zero && needs_escape_hash(name);
+    let shown = if escaped { escape(name) } else { name.to_vec() };
+    let mut line = Vec::with_capacity(shown.len() + 50);
+    if escaped {
+        line.push(b'\\');
+    }
+    if tag {
+        line.extend_from_slice(b"SHA1 (");
+        line.extend_from_slice(&shown);
+        line.extend_from_slice(b") = ");
+        line.extend_from_slice(hex.as_bytes());
+    } else {
+        line.extend_from_slice(hex.as_bytes());
+        line.extend_from_slice(if binary { b" *" } else { b"  " });
+        line.extend_from_slice(&shown);
+    }
+    line.push(if zero { 0 } else { b'\n' });
+    line
 }
 
 /// One unit of a name for quoting: a printable character (kept as is)

@@ -224,10 +224,6 @@ fn hash_path(name: &[u8], backend: Option<Backend>) -> io::Result<[u8; 20]> {
     }
 }
 
-fn hex(d: &[u8]) -> String {
-    d.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// Prints `fastcrypt: NAME: REASON` to stderr, NAME quoted as GNU does.
 fn report(name: &[u8], e: &io::Error) {
     eprintln!(
@@ -235,32 +231,6 @@ fn report(name: &[u8], e: &io::Error) {
         gnu::quotef(name),
         crate::stdio::os_message(e)
     );
-}
-
-/// One output line for a hashed file, in the requested format.
-fn hash_line(name: &[u8], digest: &[u8], binary: bool, tag: bool, zero: bool) -> Vec<u8> {
-    let escape = !zero && gnu::needs_escape_hash(name);
-    let shown = if escape {
-        gnu::escape(name)
-    } else {
-        name.to_vec()
-    };
-    let mut line = Vec::with_capacity(shown.len() + 50);
-    if escape {
-        line.push(b'\\');
-    }
-    if tag {
-        line.extend_from_slice(b"SHA1 (");
-        line.extend_from_slice(&shown);
-        line.extend_from_slice(b") = ");
-        line.extend_from_slice(hex(digest).as_bytes());
-    } else {
-        line.extend_from_slice(hex(digest).as_bytes());
-        line.extend_from_slice(if binary { b" *" } else { b"  " });
-        line.extend_from_slice(&shown);
-    }
-    line.push(if zero { 0 } else { b'\n' });
-    line
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
@@ -301,7 +271,13 @@ pub fn run(args: Args) -> Result<(), Failure> {
         let binary = args.binary.unwrap_or(false);
         for name in files {
             match hash_path(name, backend) {
-                Ok(d) => out.record(&hash_line(name, &d, binary, r.tag, r.zero)),
+                Ok(d) => out.record(&gnu::hash_line(
+                    name,
+                    &crate::hex::encode(&d),
+                    binary,
+                    r.tag,
+                    r.zero,
+                )),
                 Err(e) => {
                     report(name, &e);
                     ok = false;

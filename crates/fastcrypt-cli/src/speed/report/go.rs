@@ -3,7 +3,7 @@
 
 use super::super::engine::State;
 use super::{go_name, header_lines, Run};
-use crate::table::ns_text;
+use crate::gobench::result_line;
 use std::fmt::Write as _;
 
 pub fn render(run: &Run) -> String {
@@ -31,15 +31,8 @@ pub fn render(run: &Run) -> String {
             }
             State::Runnable(r) => {
                 for &ns in &r.samples {
-                    let mut line =
-                        format!("{name:<width$}  {:>10}  {:>10} ns/op", r.iters, ns_text(ns));
-                    if c.size > 0 && ns > 0.0 {
-                        let _ = write!(line, "  {:>10.2} MB/s", c.size as f64 * 1e3 / ns);
-                        if let Some(g) = run.header.cpu_ghz {
-                            let _ = write!(line, "  {:>8.2} cycles/B", ns * g / c.size as f64);
-                        }
-                    }
-                    out.push_str(&line);
+                    let ghz = run.header.cpu_ghz;
+                    out.push_str(&result_line(&name, width, r.iters, ns, c.size, ghz));
                     out.push('\n');
                 }
             }
