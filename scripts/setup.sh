@@ -25,4 +25,10 @@ fi
 for comp in rustfmt clippy; do
   rustup component list --installed 2>/dev/null | grep -q "^$comp" || rustup component add "$comp" 2>/dev/null || true
 done
+# cargo-fuzz for the fuzz smoke run (scripts/fuzz.sh --smoke, from
+# test.sh); kept if already installed.
+if ! cargo fuzz --version >/dev/null 2>&1; then
+  cargo install cargo-fuzz --version 0.13.2 --locked -q
+  echo "setup: installed $(cargo fuzz --version)"
+fi
 echo "setup: $(cargo --version), $(pkg-config --modversion openssl 2>/dev/null | sed 's/^/OpenSSL /')"
