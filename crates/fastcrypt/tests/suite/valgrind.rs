@@ -96,6 +96,27 @@ pub fn public<T: ?Sized>(x: &T) {
     client_request(0, [MAKE_MEM_DEFINED, addr(x), n, 0, 0, 0]);
 }
 
+/// `x`, marked secret, read back from the marked memory. [`secret`] only
+/// marks memory: through a shared reference the compiler may assume the
+/// bytes are unchanged and keep using a register copy or the constant they
+/// came from, so a probe on a copy of a constant could test nothing (at
+/// some optimisation levels it did).
+pub fn secret_copy<T: Copy>(x: T) -> T {
+    let slot = x;
+    secret(&slot);
+    // SAFETY: `slot` is a live, initialised and aligned local of type T.
+    unsafe { std::ptr::read_volatile(&slot) }
+}
+
+/// `x`, declassified, read back from the declassified memory (see
+/// [`secret_copy`]: a register copy would still carry the secret mark).
+pub fn public_copy<T: Copy>(x: T) -> T {
+    let slot = x;
+    public(&slot);
+    // SAFETY: `slot` is a live, initialised and aligned local of type T.
+    unsafe { std::ptr::read_volatile(&slot) }
+}
+
 /// Memcheck's validity bits of `x`, a byte per byte of `x` (a set bit is
 /// an undefined one), or `None` outside valgrind.
 fn validity<T: ?Sized>(x: &T) -> Option<Vec<u8>> {
