@@ -16,9 +16,10 @@
 #       only those). Built once at the start, without sanitizer, so the
 #       tree may change meanwhile. Corpus, logs, crashes and DIR/summary.txt
 #       (libFuzzer's final stats per target) go to DIR.
-#   scripts/fuzz.sh --record DIR
-#       DIR/summary.txt as docs/fuzzing.md's record: a Markdown table of the
-#       finished targets, the total, then the summary itself.
+#   scripts/fuzz.sh --record DIR...
+#       the DIRs' summary.txt as docs/fuzzing.md's record: a Markdown table
+#       of every run that ended (an interrupted one with exit 72 and its
+#       last status line), the total, then the summaries themselves.
 #
 # A crash leaves its input in fuzz/artifacts/<target>/ (DIR/artifacts/ for
 # a campaign); `cargo fuzz run -s none -O -a <target> <file>` replays it.
@@ -120,8 +121,9 @@ campaign() {
     "${cmd[@]}" >"$dir/$t.log" 2>&1 || rc=$?
     {
       echo "== $t end $(date -u +%FT%TZ), exit $rc, wall $((SECONDS - t0)) s"
-      grep -E '^stat::' "$dir/$t.log"
-      grep -E 'DONE' "$dir/$t.log" | tail -1
+      grep -E '^stat::' "$dir/$t.log" || true
+      # The final status line (DONE, or the last one of an interrupted run).
+      grep -E '^#[0-9]+' "$dir/$t.log" | tail -1 || true
       echo "corpus: $(ls "$dir/corpus/$t" | wc -l) files, $(du -sb "$dir/corpus/$t" | cut -f1) bytes (new units; seeds: $(ls "$seeds" | wc -l) files)"
       echo "crashes: $(ls "$dir/artifacts/$t" | wc -l) files in $dir/artifacts/$t"
     } >>"$s"
@@ -131,17 +133,22 @@ campaign() {
 }
 
 record() {
-  local s=${1:?usage: scripts/fuzz.sh --record DIR}/summary.txt
+  [ $# -gt 0 ] || { echo "usage: scripts/fuzz.sh --record DIR..." >&2; exit 2; }
+  local d s=()
+  for d in "$@"; do s+=("$d/summary.txt"); done
   awk '
     /^== .* start / {
       t = $2; c = $0; sub(/^.*-max_len=/, "-max_len=", c); sub(/ -print_final_stats.*/, "", c); set[t] = c
     }
-    /^== .* end / { w = $0; sub(/^.*wall /, "", w); wall[t] = w; x = $0; sub(/^.*exit /, "", x); sub(/,.*/, "", x); ex[t] = x }
+    /^== .* end / {
+      w = $0; sub(/^.*wall /, "", w); wall[t] = w; x = $0; sub(/^.*exit /, "", x); sub(/,.*/, "", x)
+      ex[t] = (x == 72) ? "72 (interrupted)" : x
+      order[++n] = t
+    }
     /^stat::number_of_executed_units/ { runs[t] = $2; total += $2 }
     /^stat::average_exec_per_sec/ { eps[t] = $2 }
-    /DONE/ {
+    /^#[0-9]+/ {
       for (i = 1; i <= NF; i++) { if ($i == "cov:") cov[t] = $(i + 1); if ($i == "ft:") ft[t] = $(i + 1); if ($i == "corp:") corp[t] = $(i + 1) }
-      order[++n] = t
     }
     /^corpus:/ { g = $0; sub(/^corpus: /, "", g); sub(/ \(new units.*/, "", g); grown[t] = g }
     /^crashes:/ { crashes[t] = $2 }
@@ -152,16 +159,18 @@ record() {
         t = order[i]
         printf "| `%s` | %d | %s | %s | %s | %s | %s | %s | %s | %s | `%s` |\n", t, runs[t], eps[t], cov[t], ft[t], corp[t], grown[t], crashes[t], ex[t], wall[t], set[t]
       }
-      printf "\nTotal executions: %d (%d targets finished)\n", total, n
-    }' "$s"
-  printf '\n```text\n'
-  cat "$s"
-  printf '```\n'
+      printf "\nTotal executions: %d (%d runs)\n", total, n
+    }' "${s[@]}"
+  for d in "${s[@]}"; do
+    printf '\n```text\n'
+    cat "$d"
+    printf '```\n'
+  done
 }
 
 case "${1:-}" in
   --smoke) smoke "${2:-30}" ;;
   --campaign) shift; campaign "$@" ;;
-  --record) record "${2:-}" ;;
+  --record) shift; record "$@" ;;
   *) asan "${1:-60}" ;;
 esac
