@@ -358,28 +358,18 @@ impl Rc4 {
             key_size: PhantomData,
         })
     }
-
-    /// The same keystream with its key length in the type.
-    pub(crate) fn into_key_size<K>(self) -> Rc4<K> {
-        let Rc4 {
-            st,
-            backend,
-            kernel,
-            key_size: _,
-        } = self;
-        Rc4 {
-            st,
-            backend,
-            kernel,
-            key_size: PhantomData,
-        }
-    }
 }
 
 impl<K> Rc4<K> {
     /// The same keystream, as a plain `Rc4` (for [`apply_keystreams`] and
     /// code that takes any key length).
     pub fn into_any_key_len(self) -> Rc4 {
+        self.with_key_size()
+    }
+
+    /// The same keystream under another key-size parameter (the state
+    /// moves; nothing is copied or left to zeroize).
+    pub(crate) fn with_key_size<K2>(self) -> Rc4<K2> {
         let Rc4 {
             st,
             backend,

@@ -51,7 +51,7 @@ impl<K: ArraySize> KeyInit for Rc4<K> {
         };
         Rc4::new(key)
             .expect("key length checked at compile time")
-            .into_key_size()
+            .with_key_size()
     }
 }
 
