@@ -6,13 +6,16 @@
 //!   in both modes);
 //! - `cfg(fastcrypt_x86_64)`: x86-64 only (the RC4 `asm!` kernel, which
 //!   needs the 64-bit register file);
+//! - `cfg(fastcrypt_x86_32)`: 32-bit x86 only (the RC4 `asm!` kernel
+//!   written for its seven general registers);
 //!
-//! both only when the build did not ask for
+//! each only when the build did not ask for
 //! `--cfg fastcrypt_backend="portable"`.
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(fastcrypt_x86)");
     println!("cargo::rustc-check-cfg=cfg(fastcrypt_x86_64)");
+    println!("cargo::rustc-check-cfg=cfg(fastcrypt_x86_32)");
     println!("cargo::rerun-if-changed=build.rs");
     let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
     // Cargo passes `--cfg` values from RUSTFLAGS to build scripts as
@@ -27,5 +30,8 @@ fn main() {
     }
     if arch == "x86_64" {
         println!("cargo::rustc-cfg=fastcrypt_x86_64");
+    }
+    if arch == "x86" {
+        println!("cargo::rustc-cfg=fastcrypt_x86_32");
     }
 }

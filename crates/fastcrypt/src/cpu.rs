@@ -467,6 +467,12 @@ token!(
     Sse41Token: sse41 & sse2
 );
 token!(
+    /// SSE2 alone, the x86 baseline every x86-64 CPU has: the RC4 kernel
+    /// for 32-bit x86 and the GHASH kernel for CPUs without carry-less
+    /// multiplication.
+    Sse2Token: sse2
+);
+token!(
     /// SSSE3 (with SSE2): the SHA-1 SSSE3 message-schedule kernel.
     Ssse3Token: ssse3 & sse2
 );
