@@ -65,9 +65,11 @@
 //! assert_eq!(x, y);
 //! ```
 //!
-//! Backends: `portable` (safe Rust) and `x86_64` (the same schedule in
-//! `asm!`, x86-64 with SSE4.1). Both issue each `S[i]` load three or four
-//! rounds early, before the stores that might alias it, and check the rare
+//! Backends: `portable` (safe Rust), `x86_64` (the same schedule in
+//! `asm!`, x86-64 with SSE4.1) and `x86` (the same schedule in `asm!` for
+//! 32-bit x86 with SSE2, unrolled over the whole table so that seven
+//! registers suffice). All issue each `S[i]` load three or four rounds
+//! early, before the stores that might alias it, and check the rare
 //! collision with a branch (see `portable.rs`), so no load waits on a
 //! store address.
 //!
@@ -83,6 +85,8 @@ mod portable;
 #[cfg(feature = "rustcrypto")]
 pub use cipher::{self, consts, KeyInit, StreamCipher};
 
+#[cfg(fastcrypt_x86_32)]
+mod x86;
 #[cfg(fastcrypt_x86_64)]
 mod x86_64;
 
@@ -99,6 +103,10 @@ define_backends! {
     /// The portable schedule in `asm!` for x86-64 (64-bit mode only), with
     /// registers and addressing chosen by hand and loads four rounds ahead.
     X86_64 => "x86_64", #[cfg(fastcrypt_x86_64)] Sse41Token;
+    /// The portable schedule in `asm!` for 32-bit x86, unrolled over the
+    /// whole table so that seven registers suffice, with loads three
+    /// rounds ahead and the keystream gathered with SSE2.
+    X86 => "x86", #[cfg(fastcrypt_x86_32)] Sse2Token;
 }
 
 impl Kernel {
@@ -110,6 +118,8 @@ impl Kernel {
             Kernel::Portable => portable::apply(st, buf),
             #[cfg(fastcrypt_x86_64)]
             Kernel::X86_64(t) => x86_64::apply(t, st, buf),
+            #[cfg(fastcrypt_x86_32)]
+            Kernel::X86(t) => x86::apply(t, st, buf),
         }
     }
 }

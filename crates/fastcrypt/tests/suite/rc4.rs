@@ -58,6 +58,7 @@ impl Reference {
 pub fn register(trials: &mut Vec<Trial>) {
     per_backend(trials, "rc4_rfc6229", rfc6229);
     per_backend(trials, "rc4_boundary_lengths", boundary_lengths);
+    per_backend(trials, "rc4_every_entry_and_exit", every_entry_and_exit);
     per_backend(trials, "rc4_pieces_vs_whole", pieces_vs_whole);
     per_backend(trials, "rc4_vs_portable", vs_portable);
     per_backend(trials, "rc4_vs_reference_4mib", vs_reference_4mib);
@@ -199,6 +200,41 @@ fn boundary_lengths(b: Backend) -> TestResult {
                 &next,
                 &next_want,
             )?;
+        }
+    }
+    Ok(())
+}
+
+/// Every phase of `i` over the whole table, with lengths that end the
+/// blocked part at every 16-byte block: the 32-bit kernel, unrolled over
+/// all 256 slots, enters and leaves at each of its 16 blocks (and wraps
+/// from slot 255 to slot 0) only when `i` and the length say so, which
+/// `boundary_lengths` (phases 0..32) does not reach for every block.
+fn every_entry_and_exit(b: Backend) -> TestResult {
+    let key = b"entry and exit";
+    let lens: Vec<usize> = (0..=17usize)
+        .flat_map(|k| [16 * k, 16 * k + 1, 16 * k + 15])
+        .collect();
+    for phase in 0..256usize {
+        let mut base = cipher(b, key);
+        base.skip(phase as u64);
+        let mut r = Reference::new(key);
+        r.apply(&mut vec![0u8; phase]);
+        for &len in &lens {
+            let mut c = base.clone();
+            let mut rr = Reference {
+                s: r.s,
+                i: r.i,
+                j: r.j,
+            };
+            let mut got = painted(len + 40);
+            let mut want = got.clone();
+            // The call under test, then 40 bytes more to check the state.
+            let (head, next) = got.split_at_mut(len);
+            c.apply_keystream(head);
+            c.apply_keystream(next);
+            rr.apply(&mut want);
+            check_eq(&format!("phase {phase} len {len}"), &got, &want)?;
         }
     }
     Ok(())
