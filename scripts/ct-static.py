@@ -35,6 +35,8 @@ KERNELS = [
     ("fastcrypt::ghash::x86_vpclmul::update_vpclmul", "GHASH, VPCLMULQDQ (ymm)", "vector"),
     ("fastcrypt::ghash::x86_pclmul::update_pclmul", "GHASH, PCLMULQDQ", "vector"),
     ("fastcrypt::ghash::x86_pclmul::expand", "GHASH key powers H^1..H^16", "vector"),
+    ("fastcrypt::ghash::x86_sse2::update_sse2", "GHASH, SSE2 pmuludq with holes", "vector"),
+    ("fastcrypt::ghash::x86_avx2::update_avx2", "GHASH, AVX2 vpmuludq with holes", "vector"),
     ("fastcrypt::aes::x86_aesni::expand_words", "AES key schedule, AESKEYGENASSIST", "scalar"),
     ("fastcrypt::aes_gcm::x86::encrypt_block_k", "AES one block (H, E(K,J0))", "vector"),
     ("fastcrypt::aes_gcm::x86::tag_short_k", "AES-GCM open, short-message tag", "vector"),

@@ -481,6 +481,12 @@ token!(
     Avx2Token: avx2 & bmi1 & bmi2 & avx & os_ymm
 );
 token!(
+    /// AVX2 with OS-saved YMM state, and nothing else: the GHASH kernel
+    /// for CPUs without carry-less multiplication on 256-bit integer
+    /// multipliers.
+    Avx2MulToken: avx2 & avx & sse2 & os_ymm
+);
+token!(
     /// SHA extensions with SSSE3 and SSE4.1: the SHA-NI kernel.
     ShaNiToken: sha & sse41 & ssse3 & sse2
 );

@@ -27,6 +27,14 @@
 //!   see the `portable` module), three per block (Karatsuba), and four blocks
 //!   share one reduction thanks to precomputed H^1..H^4. Checked under
 //!   valgrind with H marked undefined by `scripts/ct-check.sh`.
+//! - `sse2`: constant time, for x86 CPUs without carry-less
+//!   multiplication (32- and 64-bit): the portable backend's integer
+//!   multiplications with holes on SIMD lanes, `pmuludq` (32x32 -> 64
+//!   bits), two blocks per register, nine products per block (Karatsuba
+//!   twice), eight blocks per reduction. See the `x86_sse2` module.
+//! - `avx2`: the same kernel on 256-bit registers (`vpmuludq`, four blocks
+//!   per register); needs AVX2 and OS-saved YMM state. `new()` picks these
+//!   two only where PCLMULQDQ is absent.
 //! - `pclmul`: PCLMULQDQ on 128-bit registers, H^1..H^8 precomputed,
 //!   8 blocks per reduction.
 //! - `vpclmul`: VPCLMULQDQ on 256-bit registers (two blocks per
@@ -76,8 +84,9 @@
 //! - The accumulator's GHASH output (GCM byte order) is
 //!   `acc.to_be_bytes()`, ready to be XORed with E(K, J0).
 //!
-//! The portable AES-GCM pair just drives a [`GHash`] built with
-//! [`Backend::Portable`] over each L1-sized chunk.
+//! The `portable` and `aes_sse2` AES-GCM pairs drive the crate-internal
+//! `Engine` (what [`GHash`] dispatches to) built on the `portable`, or the
+//! `avx2`/`sse2`, kernel over each L1-sized chunk.
 
 pub(crate) mod portable;
 
@@ -86,7 +95,11 @@ use crate::cpu;
 #[cfg(fastcrypt_x86)]
 pub(crate) use x86_pclmul::ClmulKey;
 #[cfg(fastcrypt_x86)]
+pub(crate) mod x86_avx2;
+#[cfg(fastcrypt_x86)]
 pub(crate) mod x86_pclmul;
+#[cfg(fastcrypt_x86)]
+pub(crate) mod x86_sse2;
 #[cfg(fastcrypt_x86)]
 pub(crate) mod x86_vpclmul;
 
@@ -113,6 +126,11 @@ define_backends! {
     primitive: "ghash";
     /// Constant-time portable Rust: the oracle the other backends are checked against.
     Portable => "portable";
+    /// SSE2 integer multipliers with holes, for CPUs without carry-less
+    /// multiplication: 8 blocks per reduction, constant time.
+    Sse2 => "sse2", #[cfg(fastcrypt_x86)] Sse2Token;
+    /// The same on AVX2's 256-bit multipliers: four blocks per register.
+    Avx2 => "avx2", #[cfg(fastcrypt_x86)] Avx2MulToken;
     /// PCLMULQDQ, 8 blocks per reduction.
     Pclmul => "pclmul", #[cfg(fastcrypt_x86)] PclmulToken;
     /// VPCLMULQDQ on 256-bit registers, 16 blocks per reduction.
@@ -125,8 +143,12 @@ define_backends! {
 /// per message.
 #[derive(Clone)]
 #[allow(clippy::large_enum_variant)]
-enum Engine {
+pub(crate) enum Engine {
     Portable(portable::Key),
+    #[cfg(fastcrypt_x86)]
+    Sse2(cpu::Sse2Token, x86_sse2::MulKey),
+    #[cfg(fastcrypt_x86)]
+    Avx2(cpu::Avx2MulToken, x86_sse2::MulKey),
     #[cfg(fastcrypt_x86)]
     Pclmul(cpu::PclmulToken, ClmulKey),
     #[cfg(fastcrypt_x86)]
@@ -134,9 +156,13 @@ enum Engine {
 }
 
 impl Engine {
-    fn new(kernel: Kernel, h: &[u8; BLOCK_LEN]) -> Engine {
+    pub(crate) fn new(kernel: Kernel, h: &[u8; BLOCK_LEN]) -> Engine {
         match kernel {
             Kernel::Portable => Engine::Portable(portable::Key::new(h)),
+            #[cfg(fastcrypt_x86)]
+            Kernel::Sse2(t) => Engine::Sse2(t, x86_sse2::new_key(h)),
+            #[cfg(fastcrypt_x86)]
+            Kernel::Avx2(t) => Engine::Avx2(t, x86_avx2::new_key(h)),
             #[cfg(fastcrypt_x86)]
             Kernel::Pclmul(t) => Engine::Pclmul(t, ClmulKey::new(t, h)),
             #[cfg(fastcrypt_x86)]
@@ -147,10 +173,14 @@ impl Engine {
     /// Absorbs `blocks` (whole 16-byte blocks) into `acc`: called once per
     /// bulk update.
     #[inline]
-    fn update(&self, acc: &mut u128, blocks: &[u8]) {
+    pub(crate) fn update(&self, acc: &mut u128, blocks: &[u8]) {
         debug_assert_eq!(blocks.len() % BLOCK_LEN, 0);
         match self {
             Engine::Portable(k) => portable::update(k, acc, blocks),
+            #[cfg(fastcrypt_x86)]
+            Engine::Sse2(t, k) => x86_sse2::update(*t, k, acc, blocks),
+            #[cfg(fastcrypt_x86)]
+            Engine::Avx2(t, k) => x86_avx2::update(*t, k, acc, blocks),
             #[cfg(fastcrypt_x86)]
             Engine::Pclmul(t, k) => x86_pclmul::update(*t, k, acc, blocks),
             #[cfg(fastcrypt_x86)]
@@ -158,9 +188,11 @@ impl Engine {
         }
     }
 
-    fn zeroize(&mut self) {
+    pub(crate) fn zeroize(&mut self) {
         match self {
             Engine::Portable(k) => k.zeroize(),
+            #[cfg(fastcrypt_x86)]
+            Engine::Sse2(_, k) | Engine::Avx2(_, k) => k.zeroize(),
             #[cfg(fastcrypt_x86)]
             Engine::Pclmul(_, k) | Engine::Vpclmul(_, k) => k.zeroize(),
         }

@@ -224,7 +224,7 @@ pub(crate) fn reduce(lo: u128, mid: u128, hi: u128) -> u128 {
 }
 
 /// POLYVAL's field multiplication `a * b * x^-128 mod P` (key setup only).
-fn mul(a: u128, b: u128) -> u128 {
+pub(crate) fn mul(a: u128, b: u128) -> u128 {
     let mut w = Wide::default();
     w.mul_add(a, &KeyPower::new(b), &RESIDUE);
     w.reduce()
