@@ -29,7 +29,14 @@
 //! - `portable`: the RustCrypto `aes` crate (AES-NI when present, else its
 //!   constant-time fixsliced software) with fastcrypt's constant-time
 //!   portable GHASH, interleaved over 4 KiB chunks (CTR a chunk while it is
-//!   in L1, then hash it), never two passes over the whole message;
+//!   in L1, then hash it), never two passes over the whole message; the
+//!   oracle the other backends are checked against;
+//! - `aes_sse2`: the same pairing with the constant-time SIMD GHASH for
+//!   CPUs without carry-less multiplication (the `avx2` GHASH kernel where
+//!   AVX2 runs, else `sse2`; both compute the same function), so a CPU
+//!   with AES-NI but no PCLMULQDQ, or with neither, gets SIMD GHASH;
+//!   needs SSE2, and is what [`Aes128Gcm::new`] picks where the fused
+//!   backends cannot run;
 //! - `aesni_pclmul`: a fused kernel that encrypts counter blocks n..n+7 with
 //!   AES-NI while it hashes the previous 8 ciphertext blocks with
 //!   PCLMULQDQ (one reduction per 8 blocks, H^1..H^8 precomputed);
@@ -92,6 +99,9 @@ define_backends! {
     primitive: "aes-gcm";
     /// `aes` crate + constant-time portable GHASH, interleaved per 4 KiB.
     Portable => "portable";
+    /// `aes` crate (AES-NI when present) + constant-time SIMD GHASH without
+    /// carry-less multiplication (AVX2 when present, else SSE2), per 4 KiB.
+    AesSse2 => "aes_sse2", #[cfg(fastcrypt_x86)] Sse2Token;
     /// Fused AES-NI + PCLMULQDQ kernel, 8 blocks per iteration.
     AesniPclmul => "aesni_pclmul", #[cfg(fastcrypt_x86)] AesNiToken;
     /// Fused VAES + VPCLMULQDQ kernel on 256-bit registers, 16 blocks per iteration.
@@ -247,6 +257,8 @@ trait GcmEngine {
 enum Engine {
     Portable(portable::Engine),
     #[cfg(fastcrypt_x86)]
+    AesSse2(portable::Engine),
+    #[cfg(fastcrypt_x86)]
     AesniPclmul(x86::Engine<cpu::AesNiToken>),
     #[cfg(fastcrypt_x86)]
     VaesVpclmul(x86::Engine<cpu::VaesToken>),
@@ -255,7 +267,16 @@ enum Engine {
 impl Engine {
     fn new(kernel: Kernel, key: &[u8]) -> Engine {
         match kernel {
-            Kernel::Portable => Engine::Portable(portable::Engine::new(key)),
+            Kernel::Portable => {
+                Engine::Portable(portable::Engine::new(key, crate::ghash::Kernel::Portable))
+            }
+            #[cfg(fastcrypt_x86)]
+            Kernel::AesSse2(t) => {
+                use crate::ghash::Kernel as G;
+                // The AVX2 GHASH where it runs: it computes the same function.
+                let g = cpu::Avx2MulToken::get().map_or(G::Sse2(t), G::Avx2);
+                Engine::AesSse2(portable::Engine::new(key, g))
+            }
             #[cfg(fastcrypt_x86)]
             Kernel::AesniPclmul(t) => Engine::AesniPclmul(x86::Engine::new(t, key)),
             #[cfg(fastcrypt_x86)]
@@ -271,6 +292,8 @@ macro_rules! on_engine {
     ($e:expr, $x:ident => $call:expr) => {
         match $e {
             Engine::Portable($x) => $call,
+            #[cfg(fastcrypt_x86)]
+            Engine::AesSse2($x) => $call,
             #[cfg(fastcrypt_x86)]
             Engine::AesniPclmul($x) => $call,
             #[cfg(fastcrypt_x86)]

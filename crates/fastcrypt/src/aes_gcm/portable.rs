@@ -1,9 +1,11 @@
-//! The portable AES-GCM engine: the RustCrypto `aes` crate for the block
-//! cipher and fastcrypt's constant-time portable GHASH, interleaved over
-//! 4 KiB chunks so the ciphertext is hashed while it is still in L1.
+//! The AES-GCM engine of the `portable` and `aes_sse2` backends: the
+//! RustCrypto `aes` crate for the block cipher and one of fastcrypt's
+//! constant-time GHASH kernels that need no carry-less multiplication
+//! (the portable one, or the SSE2/AVX2 one), interleaved over 4 KiB
+//! chunks so the ciphertext is hashed while it is still in L1.
 
 use super::GcmEngine;
-use crate::ghash::portable as gh;
+use crate::ghash::{self, Kernel};
 use aes::cipher::{array::Array, BlockCipherEncrypt, KeyInit};
 
 enum Cipher {
@@ -14,7 +16,7 @@ enum Cipher {
 
 pub(super) struct Engine {
     aes: Cipher,
-    hkey: gh::Key,
+    hkey: ghash::Engine,
 }
 
 impl Drop for Engine {
@@ -28,7 +30,8 @@ impl Drop for Engine {
 const CHUNK_BLOCKS: usize = 256;
 
 impl Engine {
-    pub(super) fn new(key: &[u8]) -> Engine {
+    /// AES with `key`, and GHASH on `kernel`.
+    pub(super) fn new(key: &[u8], kernel: Kernel) -> Engine {
         let aes = match key.len() {
             16 => Cipher::A128(aes::Aes128::new(&Array::try_from(key).expect("16 bytes"))),
             24 => Cipher::A192(aes::Aes192::new(&Array::try_from(key).expect("24 bytes"))),
@@ -36,11 +39,11 @@ impl Engine {
         };
         let mut e = Engine {
             aes,
-            hkey: gh::Key::new(&[0; 16]),
+            hkey: ghash::Engine::new(Kernel::Portable, &[0; 16]),
         };
         let mut h = [0u8; 16];
         e.encrypt_block(&mut h);
-        e.hkey = gh::Key::new(&h);
+        e.hkey = ghash::Engine::new(kernel, &h);
         zeroize::Zeroize::zeroize(&mut h);
         e
     }
@@ -97,12 +100,12 @@ impl GcmEngine for Engine {
     fn ghash_padded(&self, acc: &mut u128, data: &[u8]) {
         let whole = data.len() / 16 * 16;
         if whole > 0 {
-            gh::update(&self.hkey, acc, &data[..whole]);
+            self.hkey.update(acc, &data[..whole]);
         }
         if whole < data.len() {
             let mut last = [0u8; 16];
             last[..data.len() - whole].copy_from_slice(&data[whole..]);
-            gh::update(&self.hkey, acc, &last);
+            self.hkey.update(acc, &last);
         }
     }
 
