@@ -4,10 +4,15 @@
 # in the speed lab and the differential tests), pkg-config, and valgrind
 # (the constant-time check), binutils and python3 (the static constant-time
 # listing, scripts/ct-static.sh). Rust itself must already be installed
-# (rustup).
+# (rustup). On x86-64 Debian it also installs the 32-bit x86 toolchain
+# that scripts/test-i686.sh uses: Debian's rustc-web/cargo-web with their
+# std sources (rust-web-src, for -Zbuild-std) and gcc-multilib.
 set -euo pipefail
 need=()
-for pkg in libssl-dev pkg-config valgrind binutils python3; do
+pkgs=(libssl-dev pkg-config valgrind binutils python3)
+i686_pkgs=(rustc-web cargo-web rust-web-src gcc-multilib)
+[ "$(uname -m)" = x86_64 ] && pkgs+=("${i686_pkgs[@]}")
+for pkg in "${pkgs[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then
@@ -15,11 +20,30 @@ if [ ${#need[@]} -gt 0 ]; then
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   export DEBIAN_FRONTEND=noninteractive
   $sudo apt-get update -qq
-  $sudo apt-get install -y -qq "${need[@]}" >/dev/null
-  echo "setup: installed ${need[*]}"
+  # The i686 toolchain is Debian's (bookworm and later); where a release
+  # lacks it, install the rest and let scripts/test.sh say the i686 step
+  # cannot run.
+  missing=()
+  for pkg in "${need[@]}"; do
+    apt-cache show "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: not in this system's package lists: ${missing[*]} (32-bit x86 tests need them)" >&2
+    for pkg in "${missing[@]}"; do
+      for i in "${!need[@]}"; do [ "${need[$i]}" = "$pkg" ] && unset 'need[$i]'; done
+    done
+  fi
+  base=() tool=()
+  for pkg in "${need[@]}"; do
+    if [[ " ${i686_pkgs[*]} " == *" $pkg "* ]]; then tool+=("$pkg"); else base+=("$pkg"); fi
+  done
+  [ ${#base[@]} -eq 0 ] || $sudo apt-get install -y -qq "${base[@]}" >/dev/null
+  # Without recommends: rustc-web would otherwise pull in LLVM tools.
+  [ ${#tool[@]} -eq 0 ] || $sudo apt-get install -y -qq --no-install-recommends "${tool[@]}" >/dev/null
+  [ ${#need[@]} -eq 0 ] || echo "setup: installed ${need[*]}"
 fi
 if ! command -v cargo >/dev/null 2>&1; then
-  echo "setup: cargo not found; install Rust with rustup (https://rustup.rs), stable 1.85 or later" >&2
+  echo "setup: cargo not found; install Rust with rustup (https://rustup.rs), stable $(sed -n 's/^rust-version = "\(.*\)"/\1/p' "$(dirname "$0")/../Cargo.toml") or later" >&2
   exit 1
 fi
 for comp in rustfmt clippy; do

@@ -12,7 +12,9 @@
 #  4. the CLI tests, the RustCrypto drop-in programs (crates/fastcrypt-dropin)
 #     and doc tests;
 #  5. the library (and `fastcrypt cpu`) again built with
-#     --cfg fastcrypt_backend="portable";
+#     --cfg fastcrypt_backend="portable"; then built for 32-bit x86 with
+#     every backend required as on x86-64, and the speed lab run on it
+#     (scripts/test-i686.sh);
 #  6. the examples, the docs (no warnings) and the packages (contents,
 #     licences, under 2 MiB each: scripts/package-check.sh);
 #  7. the constant-time check (valgrind, release profile): AES key schedule,
@@ -43,22 +45,8 @@ CARGO_TARGET_DIR=target/fuzz-clippy \
   cargo clippy --manifest-path fuzz/Cargo.toml --all-targets --locked -q -- -D warnings
 
 # Backends this CPU must run, from the kernel's own view of the CPU.
-required=()
-if [ -r /proc/cpuinfo ]; then
-  flags=" $(grep -m1 '^flags' /proc/cpuinfo | cut -d: -f2) "
-  has() { for f in "$@"; do [[ "$flags" == *" $f "* ]] || return 1; done; }
-  has ssse3 && required+=(ssse3)
-  has avx2 bmi1 bmi2 && required+=(avx2)
-  has sha_ni sse4_1 && required+=(shani)
-  has pclmulqdq ssse3 sse4_1 && required+=(pclmul)
-  has vpclmulqdq avx2 && required+=(vpclmul)
-  has aes pclmulqdq ssse3 sse4_1 && required+=(aesni_pclmul)
-  has vaes vpclmulqdq aes pclmulqdq avx2 && required+=(vaes_vpclmul)
-  # RC4's asm kernel: x86-64 with SSE4.1 (pinsrb).
-  [ "$(uname -m)" = x86_64 ] && has sse4_1 && required+=(x86_64)
-fi
+FASTCRYPT_REQUIRE_BACKENDS=$(scripts/required-backends.sh x86_64)
 export FASTCRYPT_REQUIRE_BACKENDS
-FASTCRYPT_REQUIRE_BACKENDS=$(IFS=,; echo "${required[*]:-}")
 step "cargo test --workspace (required backends: ${FASTCRYPT_REQUIRE_BACKENDS:-none})"
 cargo test --workspace --locked
 
@@ -70,6 +58,16 @@ FASTCRYPT_REQUIRE_BACKENDS="" RUSTFLAGS='--cfg fastcrypt_backend="portable"' \
   cargo test -p fastcrypt --locked --test all -q
 RUSTFLAGS='--cfg fastcrypt_backend="portable"' CARGO_TARGET_DIR=target/portable-only \
   cargo test -p fastcrypt-cli --locked --test cpu_cli -q
+
+step "32-bit x86 (i686): the library's tests and a speed-lab pass (scripts/test-i686.sh)"
+# Required in CI; elsewhere skipped, loudly, when the host cannot build it.
+if [ "$(uname -m)" != x86_64 ]; then
+  echo "skipped: the i686 build runs on x86-64 hosts"
+elif [ -z "${CI:-}" ] && ! [ -x /usr/bin/rustc ]; then
+  echo "SKIPPED: Debian's rustc-web is not installed (scripts/setup.sh installs it); CI requires this step"
+else
+  scripts/test-i686.sh
+fi
 
 step "examples (crates/fastcrypt/examples)"
 for ex in crates/fastcrypt/examples/*.rs; do
