@@ -11,8 +11,10 @@
 #   sweep.svg / sweep-<algo>.svg   MB/s over the 16-byte-block sweep
 #   speed-go.txt                   Go benchmark lines (benchstat, benchcmp)
 #   speed.json                     every sample, for other tools
+#   386/amd64.txt, 386/386.txt     Go lines of the amd64-vs-386 section
 # Needs: cargo and OpenSSL's headers (scripts/setup.sh installs them). Takes about
-# 10 minutes on 2 busy cores (every algorithm, 4 runs of the speed lab).
+# 10 minutes on 2 busy cores (every algorithm, 4 runs of the speed lab), plus
+# the amd64-vs-386 section where the i686 toolchain is installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,6 +23,9 @@ RESULTS=${RESULTS:-bench-results}
 MIN_TIME=${MIN_TIME:-500ms}
 SWEEP_MIN_TIME=${SWEEP_MIN_TIME:-100ms}
 SAMPLES=${SAMPLES:-15}
+# Alternating runs of each build in the amd64-vs-386 section (I686=0 skips
+# it; it needs scripts/test-i686.sh's toolchain).
+PAIRS386=${PAIRS386:-5}
 
 cargo build --release -p fastcrypt-cli >&2
 bin=${CARGO_TARGET_DIR:-target}/release/fastcrypt
@@ -70,6 +75,23 @@ trap 'rm -f "$tmp"' EXIT
     fi
     echo
   fi
+  # GHASH backends that need no carry-less multiply, against OpenSSL's
+  # table-driven GHASH: OPENSSL_ia32cap masks PCLMULQDQ (CPUID.1:ECX bit 1,
+  # bit 33 of the first word), which sends OpenSSL to its 4-bit tables.
+  noclmul=$("$bin" speed --list | awk '/^ghash /{g=1; next} /^[a-z]/{g=0} g && $2=="fastcrypt" && $3=="backend" && $4=="available" && $1!="portable" && $1!="pclmul" && $1!="vpclmul" {print $1}')
+  if [ -n "$noclmul" ]; then
+    echo "## GHASH without carry-less multiplication against OpenSSL's tables"
+    echo
+    echo "OpenSSL with PCLMULQDQ masked (\`OPENSSL_ia32cap=\"~0x200000000\"\`), so that its GHASH"
+    echo "is the table-driven 4-bit code (fast, but its table index is secret), against"
+    echo "fastcrypt's constant-time backends that need no carry-less multiply."
+    for b in $noclmul; do
+      echo
+      OPENSSL_ia32cap="~0x200000000" speed ghash --sizes 1K,8K,16K --min-time "$MIN_TIME" \
+        --compare "openssl,$b" --format markdown --no-header
+    done
+    echo
+  fi
   echo "## Sweep over message sizes"
   echo
   echo "0 to 32 blocks of 16 bytes, then 64 to 1024 blocks."
@@ -77,6 +99,18 @@ trap 'rm -f "$tmp"' EXIT
   speed --sweep --min-time "$SWEEP_MIN_TIME" --format markdown --no-header \
     --plot "$RESULTS/sweep.svg" | sed "s|($RESULTS/|($rel/|g"
   echo
+  if [ -x /usr/bin/rustc ] && [ "$(uname -m)" = x86_64 ] && [ "${I686:-1}" = 1 ]; then
+    echo "## amd64 vs 386"
+    echo
+    echo "The same code built for x86-64 (old) and 32-bit x86 (new), every backend, run"
+    echo "alternately on this machine (\`scripts/amd64-vs-386.sh\`, $PAIRS386 runs of each), in the"
+    echo "form of the classic write-ups' amd64/386 tables (\`fastcrypt benchcmp\`)."
+    echo
+    echo '```text'
+    PAIRS=$PAIRS386 RESULTS="$RESULTS/386" MIN_TIME="$MIN_TIME" scripts/amd64-vs-386.sh
+    echo '```'
+    echo
+  fi
   echo "## Kernel variants tried (recorded, not regenerated)"
   echo
   echo "The sections below are copied verbatim from \`docs/\`: figures recorded from one-off"
