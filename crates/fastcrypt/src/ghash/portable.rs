@@ -36,7 +36,7 @@ use zeroize::Zeroize;
 const LANES: usize = 4;
 
 /// Bits `i = r (mod 4)` of a 64-bit word, for r = 0..3.
-const RESIDUE: [u64; 4] = [
+pub(crate) const RESIDUE: [u64; 4] = [
     0x1111_1111_1111_1111,
     0x2222_2222_2222_2222,
     0x4444_4444_4444_4444,

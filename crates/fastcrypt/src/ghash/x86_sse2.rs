@@ -51,7 +51,8 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use super::{portable, BLOCK_LEN};
+use super::portable::{self, RESIDUE};
+use super::BLOCK_LEN;
 use crate::cpu::Sse2Token;
 use zeroize::Zeroize;
 
@@ -60,14 +61,6 @@ pub(crate) const GROUP: usize = 8;
 
 /// 32-bit operand words of a 128-bit value after two levels of Karatsuba.
 const WORDS: usize = 9;
-
-/// Bits `i = r (mod 4)` of a 64-bit lane, for r = 0..3.
-const RESIDUE: [u64; 4] = [
-    0x1111_1111_1111_1111,
-    0x2222_2222_2222_2222,
-    0x4444_4444_4444_4444,
-    0x8888_8888_8888_8888,
-];
 
 /// `u64`s in an expanded key: for each of the 8 blocks of a step, 9 words
 /// times 4 classes.

@@ -75,8 +75,17 @@ pub(super) fn head_len(st: &State) -> usize {
     usize::from((BLOCK as u8 - 1).wrapping_sub(st.i)) % BLOCK
 }
 
-/// XORs the next `buf.len()` keystream bytes into `buf`.
-pub(super) fn apply(st: &mut State, buf: &mut [u8]) {
+/// XORs the next `buf.len()` keystream bytes into `buf` with `blocks`
+/// doing the whole 16-byte blocks, which start where `i + 1` is a multiple
+/// of 16: the textbook loop takes the head up to there and the tail after
+/// the last whole block, and all of a buffer too short for one block.
+/// Every backend enters its block loop through this.
+#[inline(always)]
+pub(super) fn apply_with(
+    st: &mut State,
+    buf: &mut [u8],
+    blocks: impl FnOnce(&mut State, &mut [u8]),
+) {
     let head = head_len(st);
     if buf.len() < head + BLOCK {
         apply_plain(st, buf);
@@ -84,9 +93,17 @@ pub(super) fn apply(st: &mut State, buf: &mut [u8]) {
     }
     let (head, rest) = buf.split_at_mut(head);
     apply_plain(st, head);
-    let mut blocks = rest.chunks_exact_mut(BLOCK);
-    apply_blocks(st, &mut blocks);
-    apply_plain(st, blocks.into_remainder());
+    let whole = rest.len() / BLOCK * BLOCK;
+    let (body, tail) = rest.split_at_mut(whole);
+    blocks(st, body);
+    apply_plain(st, tail);
+}
+
+/// XORs the next `buf.len()` keystream bytes into `buf`.
+pub(super) fn apply(st: &mut State, buf: &mut [u8]) {
+    apply_with(st, buf, |st, body| {
+        apply_blocks(st, &mut body.chunks_exact_mut(BLOCK))
+    });
 }
 
 /// The slot `S[i]` of round `m` of the block based at `base` (rounds 16 and

@@ -213,21 +213,13 @@ macro_rules! entry {
 
 /// XORs the next `buf.len()` keystream bytes into `buf`.
 pub(super) fn apply(token: Sse2Token, st: &mut State, buf: &mut [u8]) {
-    let head = portable::head_len(st);
-    if buf.len() < head + 16 {
-        portable::apply_plain(st, buf);
-        return;
-    }
-    let (head, rest) = buf.split_at_mut(head);
-    portable::apply_plain(st, head);
-    let whole = rest.len() / 16 * 16;
-    let (body, tail) = rest.split_at_mut(whole);
-    // SAFETY: the token proves SSE2 (`pinsrw`, `movdqu`, `pxor`), the one
-    // extension `blocks` enables; `body` is a non-empty multiple of 16
-    // bytes and `i + 1` is a multiple of 16 after the head, as `blocks`
-    // requires.
-    unsafe { blocks(token, st, body) };
-    portable::apply_plain(st, tail);
+    portable::apply_with(st, buf, |st, body| {
+        // SAFETY: the token proves SSE2 (`pinsrw`, `movdqu`, `pxor`), the one
+        // extension `blocks` enables; `body` is a non-empty multiple of 16
+        // bytes and `i + 1` is a multiple of 16 after the head, as `blocks`
+        // requires.
+        unsafe { blocks(token, st, body) }
+    });
 }
 
 /// Whole 16-byte blocks.
