@@ -482,8 +482,8 @@ token!(
 );
 token!(
     /// AVX2 with OS-saved YMM state, and nothing else: the GHASH kernel
-    /// for CPUs without carry-less multiplication on 256-bit integer
-    /// multipliers.
+    /// for CPUs without carry-less multiplication, on 256-bit byte
+    /// shuffles (`vpshufb`).
     Avx2MulToken: avx2 & avx & sse2 & os_ymm
 );
 token!(

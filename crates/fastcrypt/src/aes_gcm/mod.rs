@@ -273,8 +273,12 @@ impl Engine {
             #[cfg(fastcrypt_x86)]
             Kernel::AesSse2(t) => {
                 use crate::ghash::Kernel as G;
-                // The AVX2 GHASH where it runs: it computes the same function.
-                let g = cpu::Avx2MulToken::get().map_or(G::Sse2(t), G::Avx2);
+                // The fastest GHASH without CLMUL that runs (AVX2, else
+                // SSSE3, else SSE2): they compute the same function.
+                let g = cpu::Avx2MulToken::get().map_or_else(
+                    || cpu::Ssse3Token::get().map_or(G::Sse2(t), G::Ssse3),
+                    G::Avx2,
+                );
                 Engine::AesSse2(portable::Engine::new(key, g))
             }
             #[cfg(fastcrypt_x86)]

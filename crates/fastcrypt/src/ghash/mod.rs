@@ -32,9 +32,14 @@
 //!   multiplications with holes on SIMD lanes, `pmuludq` (32x32 -> 64
 //!   bits), two blocks per register, nine products per block (Karatsuba
 //!   twice), eight blocks per reduction. See the `x86_sse2` module.
-//! - `avx2`: the same kernel on 256-bit registers (`vpmuludq`, four blocks
-//!   per register); needs AVX2 and OS-saved YMM state. `new()` picks these
-//!   two only where PCLMULQDQ is absent.
+//! - `ssse3`: constant time, for x86 CPUs without carry-less
+//!   multiplication (32- and 64-bit): `X * H` as the sum over X's bytes of
+//!   16-entry tables of nibble multiples of H, each lookup done by
+//!   `pshufb` inside a register (byte-sliced tables, no secret address),
+//!   eight blocks per reduction. See the `x86_ssse3` module.
+//! - `avx2`: the `ssse3` kernel on 256-bit registers (`vpshufb`, two
+//!   blocks per register); needs AVX2 and OS-saved YMM state. `new()`
+//!   picks these three only where PCLMULQDQ is absent.
 //! - `pclmul`: PCLMULQDQ on 128-bit registers, H^1..H^8 precomputed,
 //!   8 blocks per reduction.
 //! - `vpclmul`: VPCLMULQDQ on 256-bit registers (two blocks per
@@ -86,7 +91,7 @@
 //!
 //! The `portable` and `aes_sse2` AES-GCM pairs drive the crate-internal
 //! `Engine` (what [`GHash`] dispatches to) built on the `portable`, or the
-//! `avx2`/`sse2`, kernel over each L1-sized chunk.
+//! `avx2`/`ssse3`/`sse2`, kernel over each L1-sized chunk.
 
 pub(crate) mod portable;
 
@@ -100,6 +105,8 @@ pub(crate) mod x86_avx2;
 pub(crate) mod x86_pclmul;
 #[cfg(fastcrypt_x86)]
 pub(crate) mod x86_sse2;
+#[cfg(fastcrypt_x86)]
+pub(crate) mod x86_ssse3;
 #[cfg(fastcrypt_x86)]
 pub(crate) mod x86_vpclmul;
 
@@ -129,7 +136,11 @@ define_backends! {
     /// SSE2 integer multipliers with holes, for CPUs without carry-less
     /// multiplication: 8 blocks per reduction, constant time.
     Sse2 => "sse2", #[cfg(fastcrypt_x86)] Sse2Token;
-    /// The same on AVX2's 256-bit multipliers: four blocks per register.
+    /// SSSE3 byte shuffles as constant-time 16-entry tables, for CPUs
+    /// without carry-less multiplication: 8 blocks per reduction.
+    Ssse3 => "ssse3", #[cfg(fastcrypt_x86)] Ssse3Token;
+    /// The `ssse3` method on AVX2's 256-bit shuffles: two blocks per
+    /// register.
     Avx2 => "avx2", #[cfg(fastcrypt_x86)] Avx2MulToken;
     /// PCLMULQDQ, 8 blocks per reduction.
     Pclmul => "pclmul", #[cfg(fastcrypt_x86)] PclmulToken;
@@ -148,7 +159,9 @@ pub(crate) enum Engine {
     #[cfg(fastcrypt_x86)]
     Sse2(cpu::Sse2Token, x86_sse2::MulKey),
     #[cfg(fastcrypt_x86)]
-    Avx2(cpu::Avx2MulToken, x86_sse2::MulKey),
+    Ssse3(cpu::Ssse3Token, x86_ssse3::ShufKey),
+    #[cfg(fastcrypt_x86)]
+    Avx2(cpu::Avx2MulToken, x86_ssse3::ShufKey),
     #[cfg(fastcrypt_x86)]
     Pclmul(cpu::PclmulToken, ClmulKey),
     #[cfg(fastcrypt_x86)]
@@ -161,6 +174,8 @@ impl Engine {
             Kernel::Portable => Engine::Portable(portable::Key::new(h)),
             #[cfg(fastcrypt_x86)]
             Kernel::Sse2(t) => Engine::Sse2(t, x86_sse2::new_key(h)),
+            #[cfg(fastcrypt_x86)]
+            Kernel::Ssse3(t) => Engine::Ssse3(t, x86_ssse3::new_key(h)),
             #[cfg(fastcrypt_x86)]
             Kernel::Avx2(t) => Engine::Avx2(t, x86_avx2::new_key(h)),
             #[cfg(fastcrypt_x86)]
@@ -180,6 +195,8 @@ impl Engine {
             #[cfg(fastcrypt_x86)]
             Engine::Sse2(t, k) => x86_sse2::update(*t, k, acc, blocks),
             #[cfg(fastcrypt_x86)]
+            Engine::Ssse3(t, k) => x86_ssse3::update(*t, k, acc, blocks),
+            #[cfg(fastcrypt_x86)]
             Engine::Avx2(t, k) => x86_avx2::update(*t, k, acc, blocks),
             #[cfg(fastcrypt_x86)]
             Engine::Pclmul(t, k) => x86_pclmul::update(*t, k, acc, blocks),
@@ -192,7 +209,9 @@ impl Engine {
         match self {
             Engine::Portable(k) => k.zeroize(),
             #[cfg(fastcrypt_x86)]
-            Engine::Sse2(_, k) | Engine::Avx2(_, k) => k.zeroize(),
+            Engine::Sse2(_, k) => k.zeroize(),
+            #[cfg(fastcrypt_x86)]
+            Engine::Ssse3(_, k) | Engine::Avx2(_, k) => k.zeroize(),
             #[cfg(fastcrypt_x86)]
             Engine::Pclmul(_, k) | Engine::Vpclmul(_, k) => k.zeroize(),
         }

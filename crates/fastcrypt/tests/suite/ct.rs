@@ -73,6 +73,10 @@ const PROBES: &[(&str, Probe)] = &[
         "ghash",
         Probe::Leaky("class_table", leaky_ghash_class_table),
     ),
+    (
+        "ghash",
+        Probe::Leaky("nibble_table", leaky_ghash_nibble_table),
+    ),
     ("sha1", Probe::Sha1(sha1_message)),
     (
         "sha1",
@@ -663,6 +667,76 @@ fn leaky_ghash_class_table() -> TestResult {
     let got: Vec<u8> = got.iter().flat_map(|g| verdict(*g).to_le_bytes()).collect();
     let want: Vec<u8> = want.iter().flat_map(|g| g.to_le_bytes()).collect();
     check_eq("products", &got, &want)
+}
+
+/// The `ssse3`/`avx2` backends' method (`X * H` as the sum over X's
+/// bytes of 16-entry tables of nibble multiples of H, see
+/// `ghash/x86_ssse3.rs`) with the lookup done the tempting way: the
+/// nibbles of the secret operand index a table in memory instead of
+/// selecting bytes inside a register with `pshufb`. The unreduced product
+/// of H by a public value is right; the table index is secret.
+fn leaky_ghash_nibble_table() -> TestResult {
+    /// `n(x) * y` and `n(x) * x^4 * y` for every nibble `n`: carry-less,
+    /// unreduced (at most 135 bits, held as two u128 halves).
+    fn tables(y: u128) -> [[(u128, u128); 16]; 2] {
+        let mut t = [[(0u128, 0u128); 16]; 2];
+        for (half, table) in t.iter_mut().enumerate() {
+            for (n, e) in table.iter_mut().enumerate() {
+                for i in 0..4 {
+                    if n >> i & 1 == 1 {
+                        let s = 4 * half + i;
+                        e.0 ^= y << s;
+                        if s > 0 {
+                            e.1 ^= y >> (128 - s);
+                        }
+                    }
+                }
+            }
+        }
+        t
+    }
+    /// `x * y` (256-bit carry-less product) as the sum over x's bytes of
+    /// table entries shifted by 8l bits; `leaky` looks entries up by
+    /// the nibble, else selects every entry with a mask.
+    fn clmul(x: [u8; 16], t: &[[(u128, u128); 16]; 2], leaky: bool) -> (u128, u128) {
+        let (mut lo, mut hi) = (0u128, 0u128);
+        let t = black_box(t);
+        // Byte l of the little-endian value is x[15 - l] (GCM order).
+        for l in 0..16 {
+            let byte = x[15 - l];
+            let mut e = (0u128, 0u128);
+            for (half, table) in t.iter().enumerate() {
+                let v = usize::from(byte >> (4 * half) & 15);
+                if leaky {
+                    e.0 ^= table[v].0;
+                    e.1 ^= table[v].1;
+                } else {
+                    for (n, entry) in table.iter().enumerate() {
+                        let m = 0u128.wrapping_sub(u128::from(n == v));
+                        e.0 ^= entry.0 & m;
+                        e.1 ^= entry.1 & m;
+                    }
+                }
+            }
+            lo ^= e.0 << (8 * l);
+            if l > 0 {
+                hi ^= e.0 >> (128 - 8 * l);
+            }
+            hi ^= e.1 << (8 * l);
+        }
+        (lo, hi)
+    }
+    let t = tables(0x0123_4567_89ab_cdef_f0e1_d2c3_b4a5_9687);
+    let want = clmul(H, &t, false);
+    let h = secret_copy(H);
+    let got = clmul(h, &t, true);
+    let got = [verdict(got.0), verdict(got.1)];
+    let got: Vec<u8> = got.iter().flat_map(|g| g.to_le_bytes()).collect();
+    let want: Vec<u8> = [want.0, want.1]
+        .iter()
+        .flat_map(|g| g.to_le_bytes())
+        .collect();
+    check_eq("product", &got, &want)
 }
 
 /// A proof-of-work style check on a secret message's digest, on the
