@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # fastcrypt's whole test run: what CI runs (.ci/run) and what README.md
 # gives as the test command. Run scripts/setup.sh first on a fresh machine.
+# Each step's header shows the time elapsed since the start.
 #
 #  1. vendored vectors match the sha256 in their SOURCES.md;
 #  2. rustfmt --check on every tracked .rs file (cargo fmt misses files
@@ -26,7 +27,7 @@
 #     (no sanitizer, debug assertions on); any crash fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-step() { printf '\n==> %s\n' "$*"; }
+step() { printf '\n==> [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 
 step "vendored test vectors"
 scripts/check-testdata.sh
