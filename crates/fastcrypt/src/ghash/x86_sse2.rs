@@ -76,11 +76,9 @@ const KEY_LEN: usize = GROUP * WORDS * 4;
 pub(crate) trait Lanes: Copy {
     /// The proof token the constructors take.
     type Token: Copy;
-    /// Blocks (64-bit lanes) per register.
+    /// Blocks (64-bit lanes) per register: lane `l` of a slot's registers
+    /// holds block `l` of the slot's `W` consecutive blocks.
     const W: usize;
-    /// Lane `l` of the registers of a slot holds block `ORDER[l]` of the
-    /// slot's `W` consecutive blocks.
-    const ORDER: &'static [usize];
 
     /// All zeros.
     fn zero(t: Self::Token) -> Self;
@@ -91,7 +89,7 @@ pub(crate) trait Lanes: Copy {
     /// `x` in lane 0, zero elsewhere.
     fn first(t: Self::Token, x: u64) -> Self;
     /// `W` consecutive blocks in GCM byte order, as POLYVAL values split
-    /// into their low and high 64 bits, lanes in [`Self::ORDER`].
+    /// into their low and high 64 bits, block `l` in lane `l`.
     fn load_blocks(t: Self::Token, b: &[u8]) -> (Self, Self);
     /// The lanes, in order.
     fn store(self, out: &mut [u64]);
@@ -118,8 +116,8 @@ pub(crate) struct MulKey {
 }
 
 impl MulKey {
-    /// Expands `h` (GCM byte order) for registers of `w` lanes in `order`.
-    pub(crate) fn new(h: &[u8; BLOCK_LEN], w: usize, order: &[usize]) -> MulKey {
+    /// Expands `h` (GCM byte order) for registers of `w` lanes.
+    pub(crate) fn new(h: &[u8; BLOCK_LEN], w: usize) -> MulKey {
         let h1 = portable::key_to_polyval(h);
         let mut powers = [0u128; GROUP];
         let mut p = h1;
@@ -132,8 +130,8 @@ impl MulKey {
             words: [0; KEY_LEN],
         };
         for (s, slot) in k.words.chunks_exact_mut(WORDS * 4 * w).enumerate() {
-            for (l, &b) in order.iter().enumerate() {
-                let ops = operand_words(powers[s * w + b]);
+            for l in 0..w {
+                let ops = operand_words(powers[s * w + l]);
                 for (wi, &op) in ops.iter().enumerate() {
                     for (j, &m) in RESIDUE.iter().enumerate() {
                         slot[(wi * 4 + j) * w + l] = u64::from(op) & m;
@@ -313,7 +311,6 @@ pub(crate) struct Sse2(__m128i);
 impl Lanes for Sse2 {
     type Token = Sse2Token;
     const W: usize = 2;
-    const ORDER: &'static [usize] = &[0, 1];
 
     #[inline(always)]
     fn zero(_t: Sse2Token) -> Self {
@@ -424,5 +421,5 @@ unsafe fn update_sse2(t: Sse2Token, key: &MulKey, acc: &mut u128, data: &[u8]) {
 
 /// The key for this backend.
 pub(crate) fn new_key(h: &[u8; BLOCK_LEN]) -> MulKey {
-    MulKey::new(h, Sse2::W, Sse2::ORDER)
+    MulKey::new(h, Sse2::W)
 }
