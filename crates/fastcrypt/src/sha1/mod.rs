@@ -21,6 +21,7 @@
 //! Backends: `portable` (safe Rust), `ssse3` and `avx2` (message schedule
 //! computed with SIMD, feeding scalar rounds), `shani` (SHA extensions).
 
+mod dc;
 mod portable;
 
 #[cfg(fastcrypt_x86)]
@@ -29,6 +30,11 @@ mod x86_avx2;
 mod x86_shani;
 #[cfg(fastcrypt_x86)]
 mod x86_ssse3;
+
+pub use dc::{
+    compress_dc, digest_dc, Collision, DcConfig, DcDigest, DisturbanceVector, DvType, OnCollision,
+    Sha1Dc,
+};
 
 #[cfg(feature = "rustcrypto")]
 pub use crate::traits::sha1::Sha1Core;

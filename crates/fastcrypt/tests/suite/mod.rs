@@ -8,6 +8,7 @@ mod ct;
 mod ghash;
 mod rc4;
 mod sha1;
+mod sha1dc;
 mod valgrind;
 
 pub fn register_all(trials: &mut Vec<libtest_mimic::Trial>) {
@@ -15,5 +16,6 @@ pub fn register_all(trials: &mut Vec<libtest_mimic::Trial>) {
     ghash::register(trials);
     rc4::register(trials);
     sha1::register(trials);
+    sha1dc::register(trials);
     ct::register(trials);
 }

@@ -1,0 +1,708 @@
+//! Collision-detecting SHA-1: Stevens and Shumow's counter-cryptanalysis
+//! ("sha1dc", the algorithm git has used since SHAttered).
+//!
+//! Every practical SHA-1 collision attack known builds its near-collision
+//! blocks along one of 32 disturbance vectors (DVs). For each compressed
+//! block the detector:
+//!
+//! 1. checks the *unavoidable bit conditions* (UBC) of every DV on the
+//!    expanded message `W[0..80]`: a cheap filter that leaves about one
+//!    block in twenty with a candidate DV on random data;
+//! 2. for each candidate DV, XORs the DV's message difference into `W` and
+//!    *recompresses* from the block's state at the DV's test step (58 or 65)
+//!    backwards to an input chaining value and forwards to an output;
+//! 3. reports an attack when that other block would end in the same output
+//!    chaining value (the last block of a two-block collision), or, with
+//!    reduced-round detection on, when it starts from the same input.
+//!
+//! With the *safe hash* (on by default, as the reference's `SHA1DCInit`)
+//! a block found to be part of an attack is compressed twice more, so the
+//! digest of attack data differs from its SHA-1 and colliding files no
+//! longer collide. Data without an attack hashes to plain SHA-1.
+//!
+//! The algorithm and its options are bit-identical to the reference
+//! library (digest, safe hash, and the detected / not detected answer);
+//! the tables come from it (see `tables.rs`).
+
+mod tables;
+
+use super::{state_to_bytes, Backend, Kernel, BLOCK_LEN, DIGEST_LEN, IV};
+use tables::{DVS, UBC};
+use zeroize::Zeroize;
+
+/// The two families of disturbance vectors (Manuel's classification).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DvType {
+    /// Type I, `I(K, b)`.
+    I,
+    /// Type II, `II(K, b)`.
+    II,
+}
+
+/// A disturbance vector the detector checks: `I(K, b)` or `II(K, b)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DisturbanceVector {
+    /// The family.
+    pub kind: DvType,
+    /// The step the vector's 16-word window starts at.
+    pub k: u8,
+    /// The bit rotation.
+    pub b: u8,
+}
+
+impl DisturbanceVector {
+    /// The 32 vectors the detector knows, in the reference's order (the
+    /// order of [`Collision::dv`]'s candidates).
+    pub fn all() -> impl ExactSizeIterator<Item = DisturbanceVector> {
+        DVS.iter().map(|d| d.id)
+    }
+
+    /// The recompression test step for this vector (58 or 65).
+    pub fn test_step(&self) -> usize {
+        DVS.iter()
+            .find(|d| d.id == *self)
+            .map_or(0, |d| d.test_step)
+    }
+}
+
+impl core::fmt::Display for DisturbanceVector {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let kind = match self.kind {
+            DvType::I => "I",
+            DvType::II => "II",
+        };
+        write!(f, "{kind}({},{})", self.k, self.b)
+    }
+}
+
+/// One unavoidable bit condition (see `tables.rs`).
+pub(crate) struct Ubc {
+    a: u8,
+    i: u8,
+    b: u8,
+    j: u8,
+    c: u8,
+    dvs: u32,
+}
+
+impl Ubc {
+    const fn new(a: u8, i: u8, b: u8, j: u8, c: u8, dvs: u32) -> Ubc {
+        Ubc { a, i, b, j, c, dvs }
+    }
+}
+
+/// One disturbance vector with its message difference, expanded at
+/// compile time from its first 16 words.
+pub(crate) struct Dv {
+    id: DisturbanceVector,
+    test_step: usize,
+    dm: [u32; 80],
+}
+
+impl Dv {
+    const fn new(kind: DvType, k: u8, b: u8, test_step: usize, dm16: [u32; 16]) -> Dv {
+        let mut dm = [0u32; 80];
+        let mut t = 0;
+        while t < 80 {
+            dm[t] = if t < 16 {
+                dm16[t]
+            } else {
+                (dm[t - 3] ^ dm[t - 8] ^ dm[t - 14] ^ dm[t - 16]).rotate_left(1)
+            };
+            t += 1;
+        }
+        Dv {
+            id: DisturbanceVector { kind, k, b },
+            test_step,
+            dm,
+        }
+    }
+}
+
+/// The detector's switches, named after the reference's setters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DcConfig {
+    /// Compress a block found to be part of an attack three times instead
+    /// of once (`SHA1DCSetSafeHash`; on by default).
+    pub safe_hash: bool,
+    /// Filter candidates with the unavoidable bit conditions
+    /// (`SHA1DCSetUseUBC`; on by default). Off, every block is
+    /// recompressed for all 32 vectors: the same answers, ~30x slower.
+    pub ubc: bool,
+    /// Detect at all (`SHA1DCSetUseDetectColl`; on by default). Off, this
+    /// is plain SHA-1.
+    pub detect: bool,
+    /// Also report collisions of reduced-round SHA-1, where the two
+    /// blocks start from the same chaining value
+    /// (`SHA1DCSetDetectReducedRoundCollision`; off by default). For
+    /// testing the detector.
+    pub reduced_round: bool,
+}
+
+impl Default for DcConfig {
+    fn default() -> Self {
+        DcConfig {
+            safe_hash: true,
+            ubc: true,
+            detect: true,
+            reduced_round: false,
+        }
+    }
+}
+
+/// What the detector found in one block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Collision {
+    /// Byte offset of the block in the message (a multiple of 64; the
+    /// padding blocks come after the message's length).
+    pub offset: u64,
+    /// The disturbance vector whose recompression matched.
+    pub dv: DisturbanceVector,
+    /// `true` when only the reduced-round test matched (same input
+    /// chaining value), `false` for a full collision (same output).
+    pub reduced_round: bool,
+    /// The block's input chaining value.
+    pub ihv1: [u32; 5],
+    /// The input chaining value of the colliding block the recompression
+    /// found.
+    pub ihv2: [u32; 5],
+}
+
+impl core::fmt::Display for Collision {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "SHA-1 {}collision attack in the block at byte {} (disturbance vector {})",
+            if self.reduced_round {
+                "reduced-round "
+            } else {
+                ""
+            },
+            self.offset,
+            self.dv
+        )
+    }
+}
+
+/// The result of a collision-detecting hash.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[must_use = "check `collision`: the data may be part of an attack"]
+pub struct DcDigest {
+    /// The digest: plain SHA-1 when nothing was detected, otherwise the
+    /// safe hash (when [`DcConfig::safe_hash`] is on, as by default).
+    pub digest: [u8; DIGEST_LEN],
+    /// The first block found to be part of an attack, if any.
+    pub collision: Option<Collision>,
+    /// How many blocks were found to be part of an attack.
+    pub collisions: u64,
+}
+
+impl DcDigest {
+    /// `true` when the data was found to be part of a collision attack.
+    pub fn is_collision(&self) -> bool {
+        self.collision.is_some()
+    }
+
+    /// The digest, or the first collision found.
+    ///
+    /// ```
+    /// let d = fastcrypt::sha1::digest_dc(b"abc").ok().unwrap();
+    /// assert_eq!(d, fastcrypt::sha1::digest(b"abc"));
+    /// ```
+    pub fn ok(&self) -> Result<[u8; DIGEST_LEN], Collision> {
+        match self.collision {
+            None => Ok(self.digest),
+            Some(c) => Err(c),
+        }
+    }
+}
+
+/// The expanded message of one block.
+pub(crate) type Expanded = [u32; 80];
+
+pub(crate) fn expand(block: &[u8]) -> Expanded {
+    let mut w = [0u32; 80];
+    for (wi, c) in w.iter_mut().zip(block.chunks_exact(4)) {
+        *wi = u32::from_be_bytes([c[0], c[1], c[2], c[3]]);
+    }
+    for t in 16..80 {
+        w[t] = (w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16]).rotate_left(1);
+    }
+    w
+}
+
+/// The candidate mask (bit n = `DVS[n]`) of the unavoidable bit
+/// conditions: the portable reference every SIMD filter is tested
+/// against. Branch-free: every condition is evaluated.
+pub(crate) fn ubc_mask(w: &Expanded) -> u32 {
+    let mut kill = 0u32;
+    for u in UBC.iter() {
+        let bit = ((w[u.a as usize] >> u.i) ^ (w[u.b as usize] >> u.j) ^ u.c as u32) & 1;
+        kill |= bit.wrapping_neg() & u.dvs;
+    }
+    !kill
+}
+
+const K: [u32; 4] = [0x5A82_7999, 0x6ED9_EBA1, 0x8F1B_BCDC, 0xCA62_C1D6];
+
+#[inline(always)]
+fn f(t: usize, b: u32, c: u32, d: u32) -> u32 {
+    match t / 20 {
+        0 => d ^ (b & (c ^ d)),
+        2 => (b & c) | (d & (b ^ c)),
+        _ => b ^ c ^ d,
+    }
+}
+
+/// State before step `t + 1` from the state before step `t`.
+#[inline(always)]
+fn step(s: [u32; 5], t: usize, w: u32) -> [u32; 5] {
+    let [a, b, c, d, e] = s;
+    let n = a
+        .rotate_left(5)
+        .wrapping_add(f(t, b, c, d))
+        .wrapping_add(e)
+        .wrapping_add(K[t / 20])
+        .wrapping_add(w);
+    [n, a, b.rotate_left(30), c, d]
+}
+
+/// State before step `t` from the state before step `t + 1`.
+#[inline(always)]
+fn unstep(s: [u32; 5], t: usize, w: u32) -> [u32; 5] {
+    let [a1, b1, c1, d1, e1] = s;
+    let (a, b, c, d) = (b1, c1.rotate_right(30), d1, e1);
+    let e = a1.wrapping_sub(
+        a.rotate_left(5)
+            .wrapping_add(f(t, b, c, d))
+            .wrapping_add(K[t / 20])
+            .wrapping_add(w),
+    );
+    [a, b, c, d, e]
+}
+
+fn add(x: [u32; 5], y: [u32; 5]) -> [u32; 5] {
+    core::array::from_fn(|i| x[i].wrapping_add(y[i]))
+}
+
+/// The working state before step `upto` of a block with input `ihv`.
+fn state_before(ihv: [u32; 5], w: &Expanded, upto: usize) -> [u32; 5] {
+    let mut s = ihv;
+    for (t, wt) in w.iter().enumerate().take(upto) {
+        s = step(s, t, *wt);
+    }
+    s
+}
+
+/// SHA-1's compression of an already expanded block.
+fn compress_expanded(ihv: &mut [u32; 5], w: &Expanded) {
+    let s = state_before(*ihv, w, 80);
+    *ihv = add(*ihv, s);
+}
+
+/// What [`check_block`] found.
+struct Found {
+    collision: Collision,
+    m2: Expanded,
+}
+
+/// Recompression for every candidate of `mask`: the reference's test,
+/// in its order, stopping at the first match. `ihv_in` / `ihv_out` are
+/// the block's chaining values; the states at the test steps are
+/// recomputed from `ihv_in` (this runs only for the rare blocks the
+/// filter passes).
+#[cold]
+#[inline(never)]
+fn check_block(
+    cfg: &DcConfig,
+    offset: u64,
+    ihv_in: [u32; 5],
+    ihv_out: [u32; 5],
+    w: &Expanded,
+    mask: u32,
+) -> Option<Found> {
+    let mut s58 = None;
+    let mut s65 = None;
+    for (n, dv) in DVS.iter().enumerate() {
+        if mask >> n & 1 == 0 {
+            continue;
+        }
+        let tt = dv.test_step;
+        let st = match tt {
+            58 => *s58.get_or_insert_with(|| state_before(ihv_in, w, 58)),
+            65 => *s65.get_or_insert_with(|| state_before(ihv_in, w, 65)),
+            _ => state_before(ihv_in, w, tt),
+        };
+        let m2: Expanded = core::array::from_fn(|t| w[t] ^ dv.dm[t]);
+        let mut s = st;
+        for t in (0..tt).rev() {
+            s = unstep(s, t, m2[t]);
+        }
+        let ihv2 = s;
+        let mut s = st;
+        for (t, wt) in m2.iter().enumerate().skip(tt) {
+            s = step(s, t, *wt);
+        }
+        let out2 = add(ihv2, s);
+        let full = out2 == ihv_out;
+        if full || (cfg.reduced_round && ihv2 == ihv_in) {
+            return Some(Found {
+                collision: Collision {
+                    offset,
+                    dv: dv.id,
+                    reduced_round: !full,
+                    ihv1: ihv_in,
+                    ihv2,
+                },
+                m2,
+            });
+        }
+    }
+    None
+}
+
+/// The callback of the block-level API: the collision, then the block's
+/// expanded message and the other block's (`m1`, `m2` of the reference's
+/// `collision_block_callback`).
+pub type OnCollision<'a> = &'a mut dyn FnMut(&Collision, &[u32; 80], &[u32; 80]);
+
+impl Kernel {
+    /// Compresses whole blocks with detection; returns how many blocks
+    /// were found to be part of an attack. `offset` is the byte offset of
+    /// the first block in the message.
+    pub(crate) fn compress_dc(
+        self,
+        cfg: &DcConfig,
+        state: &mut [u32; 5],
+        offset: u64,
+        blocks: &[u8],
+        on_collision: OnCollision<'_>,
+    ) -> u64 {
+        debug_assert_eq!(blocks.len() % BLOCK_LEN, 0);
+        if !cfg.detect {
+            self.compress(state, blocks);
+            return 0;
+        }
+        let mut found = 0;
+        for (n, block) in blocks.chunks_exact(BLOCK_LEN).enumerate() {
+            let ihv_in = *state;
+            self.compress(state, block);
+            let w = expand(block);
+            let mask = if cfg.ubc { ubc_mask(&w) } else { !0 };
+            if mask != 0 {
+                let off = offset + (n * BLOCK_LEN) as u64;
+                if let Some(f) = check_block(cfg, off, ihv_in, *state, &w, mask) {
+                    found += 1;
+                    if cfg.safe_hash {
+                        compress_expanded(state, &w);
+                        compress_expanded(state, &w);
+                    }
+                    on_collision(&f.collision, &w, &f.m2);
+                }
+            }
+        }
+        found
+    }
+}
+
+/// Compresses whole 64-byte blocks with collision detection, for wrappers
+/// that keep their own buffer (such as a C API): `state` is the chaining
+/// value, `offset` the byte offset of `blocks` in the message,
+/// `on_collision` is called for every block found to be part of an attack
+/// (after the safe hash, if on, has been applied). Returns how many such
+/// blocks there were.
+///
+/// # Panics
+///
+/// If `blocks.len()` is not a multiple of 64.
+pub fn compress_dc(
+    backend: Backend,
+    config: &DcConfig,
+    state: &mut [u32; 5],
+    offset: u64,
+    blocks: &[u8],
+    on_collision: OnCollision<'_>,
+) -> Result<u64, crate::Unsupported> {
+    assert_eq!(blocks.len() % BLOCK_LEN, 0, "whole 64-byte blocks only");
+    let kernel = backend.kernel()?;
+    Ok(kernel.compress_dc(config, state, offset, blocks, on_collision))
+}
+
+/// An incremental collision-detecting SHA-1 hasher.
+///
+/// ```
+/// use fastcrypt::sha1::{self, Sha1Dc};
+///
+/// let mut h = Sha1Dc::new();
+/// h.update(b"hello ");
+/// h.update(b"world");
+/// let out = h.finalize();
+/// assert!(!out.is_collision());
+/// assert_eq!(out.digest, sha1::digest(b"hello world"));
+/// ```
+///
+/// Attack data is detected, and its digest is the safe hash:
+///
+/// ```no_run
+/// # let shattered_1: Vec<u8> = Vec::new();
+/// let out = fastcrypt::sha1::digest_dc(&shattered_1);
+/// if let Some(c) = out.collision {
+///     eprintln!("refusing: {c}"); // "... disturbance vector II(52,0)"
+/// }
+/// ```
+///
+/// The state and buffered input are zeroed when the value is dropped.
+#[derive(Clone)]
+pub struct Sha1Dc {
+    state: [u32; 5],
+    compressed: u64,
+    buf: [u8; BLOCK_LEN],
+    buf_len: usize,
+    backend: Backend,
+    kernel: Kernel,
+    config: DcConfig,
+    first: Option<Collision>,
+    collisions: u64,
+}
+
+impl Drop for Sha1Dc {
+    fn drop(&mut self) {
+        self.state.zeroize();
+        self.buf.zeroize();
+    }
+}
+
+impl zeroize::ZeroizeOnDrop for Sha1Dc {}
+
+impl core::fmt::Debug for Sha1Dc {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Sha1Dc")
+            .field("backend", &self.backend)
+            .field("config", &self.config)
+            .field("collision", &self.first)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Sha1Dc {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Sha1Dc {
+    /// A detecting hasher with the default [`DcConfig`] and the fastest
+    /// backend this CPU runs.
+    #[inline]
+    pub fn new() -> Sha1Dc {
+        let (backend, kernel) = Backend::auto();
+        Self::from_kernel(backend, kernel)
+    }
+
+    /// A detecting hasher using `backend`, or
+    /// [`Unsupported`](crate::Unsupported) if this CPU (or build) cannot
+    /// run it.
+    ///
+    /// ```
+    /// use fastcrypt::sha1::{Backend, Sha1Dc};
+    /// for b in Backend::available() {
+    ///     let h = Sha1Dc::with_backend(b).unwrap();
+    ///     assert_eq!(h.backend(), b);
+    /// }
+    /// ```
+    #[inline]
+    pub fn with_backend(backend: Backend) -> Result<Sha1Dc, crate::Unsupported> {
+        Ok(Self::from_kernel(backend, backend.kernel()?))
+    }
+
+    fn from_kernel(backend: Backend, kernel: Kernel) -> Sha1Dc {
+        Sha1Dc {
+            state: IV,
+            compressed: 0,
+            buf: [0; BLOCK_LEN],
+            buf_len: 0,
+            backend,
+            kernel,
+            config: DcConfig::default(),
+            first: None,
+            collisions: 0,
+        }
+    }
+
+    /// The backend this hasher uses.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// The detector's switches.
+    pub fn config(&self) -> DcConfig {
+        self.config
+    }
+
+    /// Changes the detector's switches; they apply to the blocks
+    /// compressed from now on, as the reference's setters do.
+    pub fn set_config(&mut self, config: DcConfig) {
+        self.config = config;
+    }
+
+    /// `self` with `config`.
+    ///
+    /// ```
+    /// use fastcrypt::sha1::{DcConfig, Sha1Dc};
+    /// let h = Sha1Dc::new().with_config(DcConfig { reduced_round: true, ..DcConfig::default() });
+    /// assert!(h.config().reduced_round);
+    /// ```
+    pub fn with_config(mut self, config: DcConfig) -> Sha1Dc {
+        self.config = config;
+        self
+    }
+
+    /// The first block found to be part of an attack so far.
+    pub fn collision(&self) -> Option<&Collision> {
+        self.first.as_ref()
+    }
+
+    /// Absorbs `data`; any length, any number of calls.
+    #[inline]
+    pub fn update(&mut self, data: impl AsRef<[u8]>) {
+        self.update_slice(data.as_ref());
+    }
+
+    fn blocks(&mut self, blocks: &[u8]) {
+        let first = &mut self.first;
+        self.collisions += self.kernel.compress_dc(
+            &self.config,
+            &mut self.state,
+            self.compressed,
+            blocks,
+            &mut |c, _, _| {
+                first.get_or_insert(*c);
+            },
+        );
+        self.compressed += blocks.len() as u64;
+    }
+
+    fn update_slice(&mut self, mut data: &[u8]) {
+        if self.buf_len > 0 {
+            let take = (BLOCK_LEN - self.buf_len).min(data.len());
+            self.buf[self.buf_len..self.buf_len + take].copy_from_slice(&data[..take]);
+            self.buf_len += take;
+            data = &data[take..];
+            if self.buf_len < BLOCK_LEN {
+                return;
+            }
+            let buf = self.buf;
+            self.blocks(&buf);
+            self.buf_len = 0;
+        }
+        let whole = data.len() / BLOCK_LEN * BLOCK_LEN;
+        if whole > 0 {
+            self.blocks(&data[..whole]);
+        }
+        let rest = &data[whole..];
+        self.buf[..rest.len()].copy_from_slice(rest);
+        self.buf_len = rest.len();
+    }
+
+    /// Pads, compresses the last block(s) (with detection, as the
+    /// reference does) and returns the digest and what was found.
+    pub fn finalize(mut self) -> DcDigest {
+        self.finalize_inner()
+    }
+
+    /// [`finalize`](Self::finalize), then back to the initial state
+    /// (keeping the backend and the switches).
+    pub fn finalize_reset(&mut self) -> DcDigest {
+        let out = self.finalize_inner();
+        self.reset();
+        out
+    }
+
+    /// Back to the initial state, keeping the backend and the switches.
+    pub fn reset(&mut self) {
+        self.state = IV;
+        self.compressed = 0;
+        self.buf_len = 0;
+        self.first = None;
+        self.collisions = 0;
+    }
+
+    fn finalize_inner(&mut self) -> DcDigest {
+        let len = self.compressed + self.buf_len as u64;
+        let mut tail = [0u8; 2 * BLOCK_LEN];
+        let n = self.buf_len;
+        tail[..n].copy_from_slice(&self.buf[..n]);
+        tail[n] = 0x80;
+        let end = if n < BLOCK_LEN - 8 {
+            BLOCK_LEN
+        } else {
+            2 * BLOCK_LEN
+        };
+        tail[end - 8..end].copy_from_slice(&len.wrapping_mul(8).to_be_bytes());
+        self.blocks(&tail[..end]);
+        tail.zeroize();
+        DcDigest {
+            digest: state_to_bytes(&self.state),
+            collision: self.first,
+            collisions: self.collisions,
+        }
+    }
+}
+
+/// Collision-detecting SHA-1 of `data` in one call, with the fastest
+/// backend and the default [`DcConfig`].
+///
+/// ```
+/// let out = fastcrypt::sha1::digest_dc(b"abc");
+/// assert_eq!(out.ok(), Ok(fastcrypt::sha1::digest(b"abc")));
+/// ```
+pub fn digest_dc(data: &[u8]) -> DcDigest {
+    let mut h = Sha1Dc::new();
+    h.update(data);
+    h.finalize()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn step_and_unstep_are_inverse() {
+        let mut s = [1u32, 2, 3, 4, 5];
+        for t in 0..80 {
+            let w = (t as u32).wrapping_mul(0x9E37_79B9);
+            let n = step(s, t, w);
+            assert_eq!(unstep(n, t, w), s);
+            s = n;
+        }
+    }
+
+    #[test]
+    fn compress_expanded_is_sha1() {
+        let block: [u8; 64] = core::array::from_fn(|i| i as u8);
+        let mut a = IV;
+        compress_expanded(&mut a, &expand(&block));
+        let mut b = IV;
+        crate::sha1::portable::compress(&mut b, &block);
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn dv_differences_match_the_reference_table() {
+        // The generated table keeps 16 words per vector and expands the
+        // rest; spot values of the reference's full 80-word `dm` arrays.
+        let spots = [
+            (0, [0x6000_0000, 0x2000_0000, 0x8000_0599]),
+            (17, [0xb000_0004, 0x2000_0000, 0x8000_0054]),
+            (31, [0xbc00_0018, 0x2000_0010, 0xc000_0046]),
+        ];
+        for (n, [w16, w40, w79]) in spots {
+            assert_eq!(
+                [DVS[n].dm[16], DVS[n].dm[40], DVS[n].dm[79]],
+                [w16, w40, w79]
+            );
+        }
+        assert_eq!(alloc::format!("{}", DVS[17].id), "II(46,0)");
+        assert_eq!(UBC.len(), 156);
+    }
+}
