@@ -21,7 +21,7 @@
 //! Backends: `portable` (safe Rust), `ssse3` and `avx2` (message schedule
 //! computed with SIMD, feeding scalar rounds), `shani` (SHA extensions).
 
-mod dc;
+pub(crate) mod dc;
 mod portable;
 
 #[cfg(fastcrypt_x86)]

@@ -25,6 +25,8 @@
 //! the tables come from it (see `tables.rs`).
 
 mod tables;
+#[cfg(fastcrypt_x86)]
+pub(crate) mod x86_filter;
 
 use super::{state_to_bytes, Backend, Kernel, BLOCK_LEN, DIGEST_LEN, IV};
 use tables::{DVS, UBC};
@@ -243,6 +245,86 @@ pub(crate) fn ubc_mask(w: &Expanded) -> u32 {
     !kill
 }
 
+/// One SIMD step of the filter: `L` conditions that share the distance
+/// `delta = b - a` and the shift that brings bit `j` of `W[b]` to bit `i`,
+/// for the consecutive words `W[a..a + L]` (one condition per lane, or
+/// none: an empty lane has `dvs == 0`). Lane `k` fails when
+/// `(W[a+k] ^ (W[a+k+delta] << shl >> shr)) & bit != expect`, and a failure
+/// clears the lane's `dvs`.
+#[derive(Clone, Copy)]
+pub(crate) struct Chunk<const L: usize> {
+    pub(crate) a: usize,
+    pub(crate) delta: usize,
+    pub(crate) shl: u32,
+    pub(crate) shr: u32,
+    pub(crate) bit: [u32; L],
+    pub(crate) expect: [u32; L],
+    pub(crate) dvs: [u32; L],
+}
+
+/// Packs [`UBC`] into `L`-lane chunks, greedily in table order (the table
+/// is sorted by `a`). With `N == 0` it only counts them. Built at compile
+/// time, so the SIMD filters follow the one table.
+pub(crate) const fn plan<const L: usize, const N: usize>() -> ([Chunk<L>; N], usize) {
+    let empty = Chunk {
+        a: 0,
+        delta: 0,
+        shl: 0,
+        shr: 0,
+        bit: [0; L],
+        expect: [0; L],
+        dvs: [0; L],
+    };
+    let mut out = [empty; N];
+    let mut used = [false; UBC.len()];
+    let mut n = 0;
+    let mut k = 0;
+    while k < UBC.len() {
+        if !used[k] {
+            let u = &UBC[k];
+            let mut ch = empty;
+            ch.a = u.a as usize;
+            ch.delta = (u.b - u.a) as usize;
+            if u.i >= u.j {
+                ch.shl = (u.i - u.j) as u32;
+            } else {
+                ch.shr = (u.j - u.i) as u32;
+            }
+            let mut m = k;
+            while m < UBC.len() {
+                let v = &UBC[m];
+                let lane = (v.a as usize).wrapping_sub(ch.a);
+                let (shl, shr) = if v.i >= v.j {
+                    ((v.i - v.j) as u32, 0)
+                } else {
+                    (0, (v.j - v.i) as u32)
+                };
+                if !used[m]
+                    && (v.b - v.a) as usize == ch.delta
+                    && shl == ch.shl
+                    && shr == ch.shr
+                    && lane < L
+                    && ch.dvs[lane] == 0
+                {
+                    ch.bit[lane] = 1 << v.i;
+                    ch.expect[lane] = (v.c as u32) << v.i;
+                    ch.dvs[lane] = v.dvs;
+                    used[m] = true;
+                }
+                m += 1;
+            }
+            // Every load stays inside W[0..80].
+            assert!(ch.a + ch.delta + L <= 80);
+            if n < N {
+                out[n] = ch;
+            }
+            n += 1;
+        }
+        k += 1;
+    }
+    (out, n)
+}
+
 const K: [u32; 4] = [0x5A82_7999, 0x6ED9_EBA1, 0x8F1B_BCDC, 0xCA62_C1D6];
 
 #[inline(always)]
@@ -366,6 +448,76 @@ fn check_block(
 /// `collision_block_callback`).
 pub type OnCollision<'a> = &'a mut dyn FnMut(&Collision, &[u32; 80], &[u32; 80]);
 
+/// After a block whose filter mask is not zero: the recompressions, then
+/// on a match the safe hash (if on) and the callback. Returns whether
+/// `state` (the block's output) was changed.
+#[cold]
+#[inline(never)]
+pub(crate) fn after_block(
+    cfg: &DcConfig,
+    offset: u64,
+    ihv_in: [u32; 5],
+    state: &mut [u32; 5],
+    w: &Expanded,
+    mask: u32,
+    on_collision: OnCollision<'_>,
+) -> bool {
+    let Some(f) = check_block(cfg, offset, ihv_in, *state, w, mask) else {
+        return false;
+    };
+    if cfg.safe_hash {
+        compress_expanded(state, w);
+        compress_expanded(state, w);
+    }
+    on_collision(&f.collision, w, &f.m2);
+    true
+}
+
+/// Which filter the generic block loop runs.
+#[derive(Clone, Copy)]
+enum Filter {
+    /// Every DV is a candidate (`DcConfig::ubc` off).
+    Off,
+    Portable,
+    #[cfg(fastcrypt_x86)]
+    Sse2(crate::cpu::Sse2Token),
+    #[cfg(fastcrypt_x86)]
+    Avx2(crate::cpu::Avx2MulToken),
+}
+
+impl Filter {
+    fn for_kernel(kernel: Kernel, cfg: &DcConfig) -> Filter {
+        if !cfg.ubc {
+            return Filter::Off;
+        }
+        #[cfg(fastcrypt_x86)]
+        if !matches!(kernel, Kernel::Portable) {
+            if let Some(t) = crate::cpu::Avx2MulToken::get() {
+                return Filter::Avx2(t);
+            }
+            if let Some(t) = crate::cpu::Sse2Token::get() {
+                return Filter::Sse2(t);
+            }
+        }
+        let _ = kernel;
+        Filter::Portable
+    }
+
+    #[inline]
+    fn mask(self, w: &Expanded) -> u32 {
+        match self {
+            Filter::Off => !0,
+            Filter::Portable => ubc_mask(w),
+            // SAFETY: the token proves SSE2.
+            #[cfg(fastcrypt_x86)]
+            Filter::Sse2(_) => unsafe { x86_filter::ubc_mask_sse2(w) },
+            // SAFETY: the token proves AVX2 and OS ymm support.
+            #[cfg(fastcrypt_x86)]
+            Filter::Avx2(_) => unsafe { x86_filter::ubc_mask_avx2(w) },
+        }
+    }
+}
+
 impl Kernel {
     /// Compresses whole blocks with detection; returns how many blocks
     /// were found to be part of an attack. `offset` is the byte offset of
@@ -383,22 +535,20 @@ impl Kernel {
             self.compress(state, blocks);
             return 0;
         }
+        #[cfg(fastcrypt_x86)]
+        if let (Kernel::Shani(t), true) = (self, cfg.ubc) {
+            return super::x86_shani::compress_dc(t, cfg, state, offset, blocks, on_collision);
+        }
+        let filter = Filter::for_kernel(self, cfg);
         let mut found = 0;
         for (n, block) in blocks.chunks_exact(BLOCK_LEN).enumerate() {
             let ihv_in = *state;
             self.compress(state, block);
             let w = expand(block);
-            let mask = if cfg.ubc { ubc_mask(&w) } else { !0 };
+            let mask = filter.mask(&w);
             if mask != 0 {
                 let off = offset + (n * BLOCK_LEN) as u64;
-                if let Some(f) = check_block(cfg, off, ihv_in, *state, &w, mask) {
-                    found += 1;
-                    if cfg.safe_hash {
-                        compress_expanded(state, &w);
-                        compress_expanded(state, &w);
-                    }
-                    on_collision(&f.collision, &w, &f.m2);
-                }
+                found += u64::from(after_block(cfg, off, ihv_in, state, &w, mask, on_collision));
             }
         }
         found
