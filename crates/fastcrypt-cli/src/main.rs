@@ -42,8 +42,9 @@ enum Command {
     /// RC4 or RC4-drop[N] from standard input or IN to standard output or
     /// OUT, in constant memory (a broken cipher: for interoperability only).
     Rc4(rc4_cmd::Args),
-    /// SHA-1 of files in sha1sum's format, or --check a list of digests
-    /// (SHA-1 is broken for collision resistance: for interoperability).
+    /// SHA-1 of files in sha1sum's format, detecting collision attacks
+    /// (sha1cdsum's `*coll*` lines; --no-detect for plain SHA-1), or
+    /// --check a list of digests.
     Sha1(sha1_cmd::Args),
     /// The speed lab: every fastcrypt backend and the peer libraries,
     /// measured side by side (ns/op, MB/s; --compare, --sweep, --plot).

@@ -1,10 +1,17 @@
 //! `fastcrypt sha1 --check`: GNU's `digest_check`. Lists are read as
 //! bytes, line by line; a malformed line is counted and skipped, never
 //! fatal; results go to stdout, reasons and warnings to stderr.
+//!
+//! With collision detection (the default), a listed file found to be part
+//! of a collision attack fails whatever its listed digest: `NAME: FAILED
+//! collision attack` (worded as GNU's `FAILED open or read`), the reason
+//! on stderr, and `WARNING: N collisions were detected` after GNU's
+//! warnings, the line Debian's `sha1cdsum` ends with. Its digest is still
+//! compared with the list (the safe hash), so a wrong one is also counted
+//! as not matching. Like a mismatch, it is silent under `--status`.
 
 use super::gnu::{self, Layout};
 use super::out::Out;
-use fastcrypt::sha1::Backend;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader};
 use std::os::unix::ffi::OsStrExt;
@@ -12,7 +19,7 @@ use std::os::unix::ffi::OsStrExt;
 /// The options that shape a check run, and the line layout it has
 /// committed to (kept across lists, as GNU does).
 pub struct Checker {
-    pub backend: Option<Backend>,
+    pub how: super::Hashing,
     pub status: bool,
     pub warn: bool,
     pub quiet: bool,
@@ -61,6 +68,7 @@ impl Checker {
             }
         };
         let (mut misformatted, mut mismatched, mut unreadable) = (0u64, 0u64, 0u64);
+        let mut collisions = 0u64;
         let mut formatted = false;
         let mut matched = false;
         let mut line = Vec::new();
@@ -113,7 +121,7 @@ impl Checker {
                 v.push(b'\n');
                 v
             };
-            match super::hash_path(name, self.backend) {
+            match super::hash_path(name, self.how) {
                 Err(e) if self.ignore_missing && e.raw_os_error() == Some(libc::ENOENT) => {}
                 Err(e) => {
                     super::report(name, &e);
@@ -122,17 +130,27 @@ impl Checker {
                         out.record(&result("FAILED open or read"));
                     }
                 }
-                Ok(d) => {
-                    let good = crate::hex::encode(&d)
+                Ok(h) => {
+                    let same = crate::hex::encode(&h.digest)
                         .as_bytes()
                         .eq_ignore_ascii_case(&entry.digest);
-                    if good {
-                        matched = true;
-                    } else {
+                    if !same {
                         mismatched += 1;
                     }
-                    if !self.status && (!good || !self.quiet) {
-                        out.record(&result(if good { "OK" } else { "FAILED" }));
+                    if let Some(c) = h.collision {
+                        // Never a pass, even with the listed digest.
+                        collisions += 1;
+                        if !self.status {
+                            super::report_reason(name, &c.to_string());
+                            out.record(&result("FAILED collision attack"));
+                        }
+                    } else if same {
+                        matched = true;
+                        if !self.status && !self.quiet {
+                            out.record(&result("OK"));
+                        }
+                    } else if !self.status {
+                        out.record(&result("FAILED"));
                     }
                 }
             }
@@ -152,6 +170,10 @@ impl Checker {
                 let what = plural(mismatched, "computed checksum", "computed checksums");
                 eprintln!("fastcrypt: WARNING: {mismatched} {what} did NOT match");
             }
+            if collisions > 0 {
+                let what = plural(collisions, "collision was", "collisions were");
+                eprintln!("fastcrypt: WARNING: {collisions} {what} detected");
+            }
             if self.ignore_missing && !matched {
                 eprintln!("fastcrypt: {shown}: no file was verified");
             }
@@ -160,6 +182,7 @@ impl Checker {
             && matched
             && mismatched == 0
             && unreadable == 0
+            && collisions == 0
             && !(self.strict && misformatted > 0)
     }
 }

@@ -1,7 +1,9 @@
 //! GNU coreutils' text conventions that `sha1sum` (9.1) uses and that
 //! `fastcrypt sha1` mirrors byte for byte: output lines and the escaping
 //! of file names in them, the shell-style quoting of names in error
-//! messages, and the parsing of `--check` lines. Pure functions on bytes,
+//! messages, and the parsing of `--check` lines. Plus the one addition of
+//! Debian's collision-detecting `sha1cdsum`: the `*coll*` mark on the line
+//! of a file that is part of a collision attack. Pure functions on bytes,
 //! so file names that are not UTF-8 pass through unchanged.
 //!
 //! Self-contained (std only): the fuzz target
@@ -56,14 +58,47 @@ pub fn unescape(s: &[u8]) -> Option<Vec<u8>> {
     Some(v)
 }
 
+/// The mark `sha1cdsum` (Debian's collision-detecting `sha1sum`) and
+/// `fastcrypt sha1` put between digest and name for a file found to be
+/// part of a collision attack: `HEX *coll* NAME`, `SHA1 (NAME) = *coll*
+/// HEX`. It replaces the two-character mode separator (`  ` or ` *`).
+pub const COLLISION_MARK: &[u8] = b"*coll*";
+
 /// One output line for a hashed file, in the requested format: `HEX  NAME`,
 /// `HEX *NAME` (binary) or `SHA1 (NAME) = HEX` (tag), the name escaped
 /// unless `zero` ends the line with NUL instead of a newline. `hex` is the
 /// digest as lowercase hex digits.
 pub fn hash_line(name: &[u8], hex: &str, binary: bool, tag: bool, zero: bool) -> Vec<u8> {
+    line(
+        name,
+        hex,
+        tag,
+        zero,
+        if binary { Sep::Binary } else { Sep::Text },
+    )
+}
+
+/// The line for a file found to be part of a collision attack, as
+/// `sha1cdsum` writes it: [`hash_line`]'s with [`COLLISION_MARK`] before
+/// the name (`HEX *coll* NAME`, whatever the mode) or, with `tag`, before
+/// the digest (`SHA1 (NAME) = *coll* HEX`). `hex` is the digest printed
+/// for it (the safe hash).
+pub fn collision_line(name: &[u8], hex: &str, tag: bool, zero: bool) -> Vec<u8> {
+    line(name, hex, tag, zero, Sep::Collision)
+}
+
+/// What goes between digest and name on a hashing line.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sep {
+    Text,
+    Binary,
+    Collision,
+}
+
+fn line(name: &[u8], hex: &str, tag: bool, zero: bool, sep: Sep) -> Vec<u8> {
     let escaped = !zero && needs_escape_hash(name);
     let shown = if escaped { escape(name) } else { name.to_vec() };
-    let mut line = Vec::with_capacity(shown.len() + 50);
+    let mut line = Vec::with_capacity(shown.len() + 60);
     if escaped {
         line.push(b'\\');
     }
@@ -71,10 +106,22 @@ pub fn hash_line(name: &[u8], hex: &str, binary: bool, tag: bool, zero: bool) ->
         line.extend_from_slice(b"SHA1 (");
         line.extend_from_slice(&shown);
         line.extend_from_slice(b") = ");
+        if sep == Sep::Collision {
+            line.extend_from_slice(COLLISION_MARK);
+            line.push(b' ');
+        }
         line.extend_from_slice(hex.as_bytes());
     } else {
         line.extend_from_slice(hex.as_bytes());
-        line.extend_from_slice(if binary { b" *" } else { b"  " });
+        match sep {
+            Sep::Text => line.extend_from_slice(b"  "),
+            Sep::Binary => line.extend_from_slice(b" *"),
+            Sep::Collision => {
+                line.push(b' ');
+                line.extend_from_slice(COLLISION_MARK);
+                line.push(b' ');
+            }
+        }
         line.extend_from_slice(&shown);
     }
     line.push(if zero { 0 } else { b'\n' });
@@ -253,8 +300,9 @@ fn c_str(s: &[u8]) -> &[u8] {
 
 /// GNU's `split_3`: one line (trailing LF and CR already removed) as
 /// `[\]hex  name`, `[\]hex *name`, `[\]SHA1 (name) = hex` or, if the run
-/// allows it, `hex name`. Leading blanks are skipped; `None` is a
-/// malformed line.
+/// allows it, `hex name`; also with sha1cdsum's collision mark,
+/// `[\]hex *coll* name` and `[\]SHA1 (name) = *coll* hex`. Leading blanks
+/// are skipped; `None` is a malformed line.
 pub fn parse_line(s: &[u8], layout: &mut Layout) -> Option<CheckLine> {
     // Index past the end reads as the C string's terminating NUL.
     let at = |i: usize| s.get(i).copied().unwrap_or(0);
@@ -291,6 +339,24 @@ pub fn parse_line(s: &[u8], layout: &mut Layout) -> Option<CheckLine> {
     if !valid_digits(digest) {
         return None;
     }
+    // `HEX *coll* NAME`: a file part of a collision attack, as sha1cdsum
+    // and fastcrypt write it; the mark is not part of the name. (GNU would
+    // read a binary-mode file named `coll* NAME`; such a name cannot be
+    // told apart from the mark, in this format or in sha1cdsum's.) A
+    // two-column line, the same in a run that has seen one-space lines.
+    if let Some(rest) = s[i..]
+        .strip_prefix(COLLISION_MARK)
+        .and_then(|r| r.strip_prefix(b" "))
+        .filter(|r| !r.is_empty())
+    {
+        if *layout == Layout::Unknown {
+            *layout = Layout::Gnu;
+        }
+        return name_of(rest, escaped).map(|name| CheckLine {
+            digest: digest.to_vec(),
+            name,
+        });
+    }
     if s.len() - i == 1 || (at(i) != b' ' && at(i) != b'*') {
         // `hex name`: refused once the run has seen GNU's two-column form,
         // so a file renamed with a leading blank cannot pass as another.
@@ -302,28 +368,35 @@ pub fn parse_line(s: &[u8], layout: &mut Layout) -> Option<CheckLine> {
         *layout = Layout::Gnu;
         i += 1;
     }
-    let name = if escaped {
-        unescape(&s[i..])?
-    } else {
-        c_str(&s[i..]).to_vec()
-    };
-    Some(CheckLine {
+    name_of(&s[i..], escaped).map(|name| CheckLine {
         digest: digest.to_vec(),
         name,
     })
 }
 
+/// A name as a list line holds it: unescaped on an escaped line, else a
+/// C string.
+fn name_of(s: &[u8], escaped: bool) -> Option<Vec<u8>> {
+    if escaped {
+        unescape(s)
+    } else {
+        Some(c_str(s).to_vec())
+    }
+}
+
 /// GNU's `bsd_split_3`: `name) = hex` after `SHA1 (`; the name runs to
-/// the last `)`, so it may itself contain `)`.
+/// the last `)`, so it may itself contain `)`. sha1cdsum's and our
+/// `name) = *coll* hex`, of a file part of a collision attack, is read
+/// too (the mark then a blank before the digest).
 fn parse_bsd(s: &[u8], escaped: bool) -> Option<CheckLine> {
     let close = s.iter().rposition(|&b| b == b')')?;
-    let name = if escaped {
-        unescape(&s[..close])?
-    } else {
-        c_str(&s[..close]).to_vec()
-    };
+    let name = name_of(&s[..close], escaped)?;
     let rest = skip_blanks(&s[close + 1..]).strip_prefix(b"=")?;
     let rest = skip_blanks(rest);
+    let rest = match rest.strip_prefix(COLLISION_MARK) {
+        Some(r) if r.first().copied().is_some_and(is_white) => skip_blanks(r),
+        _ => rest,
+    };
     valid_digits(rest).then(|| CheckLine {
         digest: rest.to_vec(),
         name,
@@ -395,6 +468,105 @@ mod tests {
         assert_eq!(p.name, b" a");
         for bad in ["", "x", "SHA1", "SHA1 (", &h[..39], "\\"] {
             assert!(parse_line(bad.as_bytes(), &mut Layout::Unknown).is_none());
+        }
+    }
+
+    #[test]
+    fn collision_lines_are_sha1cdsums() {
+        // Bytes as sha1cdsum 0.2.6 writes them.
+        let h = "16e96b70000dd1e7c85b8368ee197754400e58ec";
+        let line = |n: &[u8], tag, zero| String::from_utf8(collision_line(n, h, tag, zero));
+        assert_eq!(
+            line(b"s.pdf", false, false).unwrap(),
+            format!("{h} *coll* s.pdf\n")
+        );
+        assert_eq!(
+            line(b"s.pdf", false, true).unwrap(),
+            format!("{h} *coll* s.pdf\0")
+        );
+        assert_eq!(
+            line(b"s.pdf", true, false).unwrap(),
+            format!("SHA1 (s.pdf) = *coll* {h}\n")
+        );
+        assert_eq!(
+            line(b"a\\b", false, false).unwrap(),
+            format!("\\{h} *coll* a\\\\b\n")
+        );
+        assert_eq!(
+            line(b"a\\b", true, false).unwrap(),
+            format!("\\SHA1 (a\\\\b) = *coll* {h}\n")
+        );
+        // Unchanged lines for files without an attack.
+        assert_eq!(
+            hash_line(b"x", h, true, false, false),
+            format!("{h} *x\n").as_bytes()
+        );
+        assert_eq!(
+            hash_line(b"x", h, false, false, false),
+            format!("{h}  x\n").as_bytes()
+        );
+        assert_eq!(
+            hash_line(b"x", h, true, true, false),
+            format!("SHA1 (x) = {h}\n").as_bytes()
+        );
+    }
+
+    #[test]
+    fn collision_mark_is_not_part_of_the_name() {
+        let h = "16e96b70000dd1e7c85b8368ee197754400e58ec";
+        for (line, name, layout) in [
+            (format!("{h} *coll* s.pdf"), &b"s.pdf"[..], Layout::Gnu),
+            (format!("{h} *coll*  two"), b" two", Layout::Gnu),
+            (format!("\\{h} *coll* a\\nb"), b"a\nb", Layout::Gnu),
+            (
+                format!("SHA1 (s.pdf) = *coll* {h}"),
+                b"s.pdf",
+                Layout::Unknown,
+            ),
+            (
+                format!("SHA1 (s.pdf) =\t*coll*\t {h}"),
+                b"s.pdf",
+                Layout::Unknown,
+            ),
+            (
+                format!("\\SHA1 (a\\\\b) = *coll* {h}"),
+                b"a\\b",
+                Layout::Unknown,
+            ),
+        ] {
+            let mut l = Layout::Unknown;
+            let p = parse_line(line.as_bytes(), &mut l).unwrap();
+            assert_eq!(p.name, name, "{line:?}");
+            assert_eq!(p.digest, h.as_bytes());
+            assert!(l == layout, "{line:?}");
+            // The same after one-space lines: the mark is still a mark.
+            let mut l = Layout::Reversed;
+            assert_eq!(parse_line(line.as_bytes(), &mut l).unwrap().name, name);
+            assert!(l == Layout::Reversed);
+        }
+        // Not the mark: GNU's reading stands.
+        let mut l = Layout::Unknown;
+        let p = parse_line(format!("{h} *coll*").as_bytes(), &mut l).unwrap();
+        assert_eq!(p.name, b"coll*");
+        let p = parse_line(format!("{h} *coll* ").as_bytes(), &mut l).unwrap();
+        assert_eq!(p.name, b"coll* ");
+        let p = parse_line(format!("{h} *colls x").as_bytes(), &mut l).unwrap();
+        assert_eq!(p.name, b"colls x");
+        let p = parse_line(format!("{h}  *coll* x").as_bytes(), &mut l).unwrap();
+        assert_eq!(p.name, b"*coll* x");
+        let mut l = Layout::Reversed;
+        let p = parse_line(format!("{h} coll* x").as_bytes(), &mut l).unwrap();
+        assert_eq!(p.name, b"coll* x");
+        for bad in [
+            format!("SHA1 (x) = *coll*{h}"),
+            format!("SHA1 (x) = *coll* {h} "),
+            "SHA1 (x) = *coll* ".to_string(),
+            format!("\\{h} *coll* bad\\q"),
+        ] {
+            assert!(
+                parse_line(bad.as_bytes(), &mut Layout::Unknown).is_none(),
+                "{bad:?}"
+            );
         }
     }
 }
