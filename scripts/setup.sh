@@ -9,7 +9,8 @@
 # std sources (rust-web-src, for -Zbuild-std) and gcc-multilib.
 set -euo pipefail
 need=()
-pkgs=(libssl-dev pkg-config valgrind binutils python3)
+# gcc: the C library's tests compile C programs with `cc`.
+pkgs=(libssl-dev pkg-config valgrind binutils python3 gcc)
 i686_pkgs=(rustc-web cargo-web rust-web-src gcc-multilib)
 [ "$(uname -m)" = x86_64 ] && pkgs+=("${i686_pkgs[@]}")
 for pkg in "${pkgs[@]}"; do

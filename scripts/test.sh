@@ -79,7 +79,7 @@ done
 
 step "docs: cargo doc -D warnings, every feature"
 RUSTDOCFLAGS="-D warnings" cargo doc -q --locked --no-deps --all-features \
-  -p fastcrypt -p fastcrypt-cli
+  -p fastcrypt -p fastcrypt-cli -p fastcrypt-sha1dc
 
 step "packages: contents, licences, size (scripts/package-check.sh)"
 if [ -n "$(git status --porcelain 2>/dev/null)" ]; then

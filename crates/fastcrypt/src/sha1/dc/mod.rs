@@ -597,7 +597,7 @@ pub fn compress_dc(
 /// # let shattered_1: Vec<u8> = Vec::new();
 /// let out = fastcrypt::sha1::digest_dc(&shattered_1);
 /// if let Some(c) = out.collision {
-///     eprintln!("refusing: {c}"); // "... disturbance vector II(52,0)"
+///     eprintln!("refusing: {c}"); // "... block at byte 256 (disturbance vector II(52,0))"
 /// }
 /// ```
 ///

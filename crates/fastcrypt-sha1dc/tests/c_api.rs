@@ -1,0 +1,361 @@
+//! The C API as a reference user sees it: C programs that include
+//! `<sha1dc/sha1.h>` from `include/`, compiled with `cc` and linked with
+//! `-lsha1detectcoll` against the static and against the shared library
+//! that this very `cargo test` built, then run.
+//!
+//! Finding the libraries: cargo compiles the library unit once for all of
+//! its crate types (`cdylib`, `staticlib`, `rlib`), so building this test
+//! (which links the `rlib`) also writes `libsha1detectcoll.so` and
+//! `libsha1detectcoll.a` into `target/<profile>/deps`, the directory of
+//! this test's own executable. No nested `cargo build` is needed (it would
+//! block on the build directory lock that the running `cargo test` holds).
+//! `target/<profile>` (where `cargo build` copies them) is the fallback.
+//! Either way a library older than the crate's sources fails the test
+//! rather than testing stale code.
+//!
+//! Without a C compiler the tests say so and pass, except under CI
+//! (`CI` set), where a missing compiler fails them. (`cc` is also
+//! rustc's linker on Linux, so a machine that builds this crate has one.)
+
+#![cfg(unix)]
+
+use std::ffi::OsString;
+use std::fs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::SystemTime;
+
+use fastcrypt::sha1::{DcConfig, Sha1Dc};
+use sha1detectcoll::SHA1_CTX;
+
+/// The crate directory (the header is in `include/`, the C sources in
+/// `tests/c/`).
+const CRATE: &str = env!("CARGO_MANIFEST_DIR");
+/// The shared library's soname, from build.rs (empty where none is set).
+const SONAME: &str = env!("SHA1DC_SONAME");
+
+fn testdata() -> PathBuf {
+    Path::new(CRATE).join("../fastcrypt/testdata/sha1dc")
+}
+
+/// The C compiler: `$CC`, else `cc`. `None` (after saying why) when there
+/// is none and this is not CI.
+fn compiler() -> Option<OsString> {
+    let cc = std::env::var_os("CC").unwrap_or_else(|| "cc".into());
+    match Command::new(&cc).arg("--version").output() {
+        Ok(o) if o.status.success() => Some(cc),
+        other => {
+            let why = match other {
+                Ok(o) => format!("`{} --version` failed: {}", cc.to_string_lossy(), o.status),
+                Err(e) => format!("cannot run `{}`: {e}", cc.to_string_lossy()),
+            };
+            if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
+                panic!("{why}; CI requires a C compiler for the C API tests (scripts/setup.sh)");
+            }
+            // Straight to stderr, past the test harness's capture of
+            // `eprintln!`: a skip must be seen.
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIPPED: the C API tests need a C compiler: {why}"
+            );
+            None
+        }
+    }
+}
+
+/// When the library's sources last changed: `src/`, `build.rs`,
+/// `Cargo.toml`.
+fn newest_source() -> SystemTime {
+    fn walk(dir: &Path, newest: &mut SystemTime) {
+        for entry in fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, newest);
+            } else {
+                *newest = (*newest).max(fs::metadata(&path).unwrap().modified().unwrap());
+            }
+        }
+    }
+    let mut newest = SystemTime::UNIX_EPOCH;
+    walk(&Path::new(CRATE).join("src"), &mut newest);
+    for file in ["build.rs", "Cargo.toml"] {
+        let modified = fs::metadata(Path::new(CRATE).join(file))
+            .unwrap()
+            .modified()
+            .unwrap();
+        newest = newest.max(modified);
+    }
+    newest
+}
+
+/// `libsha1detectcoll.<ext>` as built by this cargo invocation: in
+/// `target/<profile>/deps` beside this test's executable (where cargo
+/// writes every crate type of the library unit), else in
+/// `target/<profile>`; either way no older than the library's sources.
+fn library(file: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("current_exe");
+    let deps = exe.parent().expect("test executable's directory");
+    let candidates = [deps, deps.parent().expect("target/<profile>")];
+    let sources = newest_source();
+    let mut stale = Vec::new();
+    for dir in candidates {
+        let p = dir.join(file);
+        match fs::metadata(&p).and_then(|m| m.modified()) {
+            Ok(built) if built >= sources => return p,
+            Ok(_) => stale.push(p),
+            Err(_) => {}
+        }
+    }
+    panic!(
+        "no up-to-date {file} in {candidates:?} (older than the sources: {stale:?}); cargo \
+         builds it with this test (crate-type cdylib and staticlib in \
+         crates/fastcrypt-sha1dc/Cargo.toml)"
+    );
+}
+
+/// A fresh scratch directory under cargo's per-test temporary directory.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn check(what: &str, out: &Output) {
+    assert!(
+        out.status.success(),
+        "{what}: {}\n--- stdout\n{}--- stderr\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The Rust struct's layout as `-D` macros for the C program's
+/// `_Static_assert`s.
+fn layout_defines() -> Vec<String> {
+    use core::mem::{align_of, offset_of, size_of};
+    let mut d = vec![
+        format!("-DRUST_SIZEOF_SHA1_CTX={}", size_of::<SHA1_CTX>()),
+        format!("-DRUST_ALIGNOF_SHA1_CTX={}", align_of::<SHA1_CTX>()),
+    ];
+    macro_rules! offsets {
+        ($($f:ident),*) => {
+            $(d.push(format!(concat!("-DRUST_OFFSETOF_", stringify!($f), "={}"), offset_of!(SHA1_CTX, $f)));)*
+        };
+    }
+    offsets!(
+        total,
+        ihv,
+        buffer,
+        found_collision,
+        safe_hash,
+        detect_coll,
+        ubc_check,
+        reduced_round_coll,
+        callback,
+        ihv1,
+        ihv2,
+        m1,
+        m2,
+        states
+    );
+    d
+}
+
+/// Compiles `tests/c/<source>` into `out` the way a reference user
+/// would: `cc -I<include> source -L<lib_dir> -lsha1detectcoll`, with
+/// warnings as errors.
+fn build(cc: &OsString, source: &str, out: &Path, lib_dir: &Path) {
+    let output = Command::new(cc)
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-O1"])
+        .arg(format!("-I{CRATE}/include"))
+        .args(layout_defines())
+        .arg(Path::new(CRATE).join("tests/c").join(source))
+        .arg("-o")
+        .arg(out)
+        .arg(format!("-L{}", lib_dir.display()))
+        .arg("-lsha1detectcoll")
+        .output()
+        .expect("run the C compiler");
+    check(&format!("compiling and linking {source}"), &output);
+}
+
+/// Pseudo-random bytes (xorshift64), not a multiple of the block size.
+fn random_data() -> Vec<u8> {
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    (0..300_001)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 32) as u8
+        })
+        .collect()
+}
+
+/// The program's arguments: test data, a random file and its plain
+/// SHA-1, and per collision file what fastcrypt's `Sha1Dc` reports (the
+/// first block's offset, how many blocks with the safe hash on and off).
+fn program_args(dir: &Path) -> Vec<OsString> {
+    let data = random_data();
+    let random = dir.join("random.bin");
+    fs::write(&random, &data).unwrap();
+    let mut args: Vec<OsString> = vec![
+        testdata().into(),
+        random.into(),
+        hex::encode(fastcrypt::sha1::digest(&data)).into(),
+    ];
+    for name in [
+        "shattered-1.pdf",
+        "shattered-2.pdf",
+        "sha-mbles-1.bin",
+        "sha-mbles-2.bin",
+    ] {
+        let file = fs::read(testdata().join(name)).unwrap();
+        let run = |safe_hash| {
+            let mut h = Sha1Dc::new().with_config(DcConfig {
+                safe_hash,
+                ..DcConfig::default()
+            });
+            h.update(&file);
+            h.finalize()
+        };
+        let (safe, plain) = (run(true), run(false));
+        let first = safe.collision.expect("a collision file").offset;
+        assert_eq!(plain.collision.map(|c| c.offset), Some(first));
+        args.push(format!("{name}:{first}:{}:{}", safe.collisions, plain.collisions).into());
+    }
+    args
+}
+
+/// Runs the program; `lib_path` is the whole `LD_LIBRARY_PATH` (none for
+/// the static build). Returns its report.
+fn run(exe: &Path, args: &[OsString], lib_path: Option<&Path>) -> String {
+    let mut cmd = Command::new(exe);
+    cmd.args(args);
+    // cargo puts target/<profile>/deps on the library path of tests; the
+    // program must find exactly the library under test, or none.
+    cmd.env_remove("LD_LIBRARY_PATH");
+    cmd.env_remove("DYLD_LIBRARY_PATH");
+    if let Some(p) = lib_path {
+        cmd.env("LD_LIBRARY_PATH", p);
+        cmd.env("DYLD_LIBRARY_PATH", p);
+    }
+    let out = cmd.output().expect("run the C program");
+    check(&format!("{}", exe.display()), &out);
+    let report = String::from_utf8_lossy(&out.stdout).into_owned();
+    for group in [
+        "known answers",
+        "collision files",
+        "setters",
+        "copied contexts",
+        "random data",
+        "callback: shattered-1.pdf",
+        "callback: shattered-2.pdf",
+        "callback: sha-mbles-1.bin",
+        "callback: sha-mbles-2.bin",
+        "checks passed",
+    ] {
+        assert!(
+            report.contains(group),
+            "no '{group}' in the report:\n{report}"
+        );
+    }
+    report
+}
+
+/// What the dynamic loader would load for `exe` (glibc's
+/// `LD_TRACE_LOADED_OBJECTS`, what `ldd` uses; `None` elsewhere).
+fn loaded_objects(exe: &Path, lib_path: Option<&Path>) -> Option<String> {
+    if !cfg!(all(target_os = "linux", target_env = "gnu")) {
+        return None;
+    }
+    let mut cmd = Command::new(exe);
+    cmd.env("LD_TRACE_LOADED_OBJECTS", "1")
+        .env_remove("LD_LIBRARY_PATH");
+    if let Some(p) = lib_path {
+        cmd.env("LD_LIBRARY_PATH", p);
+    }
+    let out = cmd.output().expect("trace the program's libraries");
+    check("LD_TRACE_LOADED_OBJECTS", &out);
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn static_library() {
+    let Some(cc) = compiler() else { return };
+    let dir = scratch("c_api_static");
+    // Only the archive in the directory: -lsha1detectcoll cannot pick a
+    // shared library instead.
+    fs::copy(
+        library("libsha1detectcoll.a"),
+        dir.join("libsha1detectcoll.a"),
+    )
+    .unwrap();
+    let exe = dir.join("reference_user");
+    build(&cc, "reference_user.c", &exe, &dir);
+    if let Some(libs) = loaded_objects(&exe, None) {
+        assert!(
+            !libs.contains("sha1detectcoll"),
+            "the static build loads a shared library:\n{libs}"
+        );
+    }
+    let report = run(&exe, &program_args(&dir), None);
+    println!(
+        "static library {}:\n{report}",
+        library("libsha1detectcoll.a").display()
+    );
+}
+
+#[test]
+fn shared_library() {
+    let Some(cc) = compiler() else { return };
+    let dir = scratch("c_api_shared");
+    let so = format!(
+        "{}sha1detectcoll{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    );
+    // Installed as a system would: the file under its soname, and the
+    // link-time name as a symlink to it (what the README's install does).
+    if SONAME.is_empty() {
+        fs::copy(library(&so), dir.join(&so)).unwrap();
+    } else {
+        fs::copy(library(&so), dir.join(SONAME)).unwrap();
+        std::os::unix::fs::symlink(SONAME, dir.join(&so)).unwrap();
+    }
+    let exe = dir.join("reference_user");
+    build(&cc, "reference_user.c", &exe, &dir);
+    if let Some(libs) = loaded_objects(&exe, Some(&dir)) {
+        let want = dir.join(if SONAME.is_empty() { &so } else { SONAME });
+        assert!(
+            libs.contains(&format!("=> {}", want.display())),
+            "the shared build does not load {}:\n{libs}",
+            want.display()
+        );
+    }
+    let report = run(&exe, &program_args(&dir), Some(&dir));
+    println!("shared library {}:\n{report}", library(&so).display());
+}
+
+/// `SHA1DC_NO_STANDARD_INCLUDES` and `SHA1DC_CUSTOM_TRAILING_INCLUDE_SHA1_H`
+/// behave as in the reference header (compiled, not linked).
+#[test]
+fn header_macros() {
+    let Some(cc) = compiler() else { return };
+    let dir = scratch("c_api_macros");
+    let output = Command::new(&cc)
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-c"])
+        .arg(format!("-I{CRATE}/include"))
+        .arg(format!("-I{CRATE}/tests/c"))
+        .arg("-DSHA1DC_NO_STANDARD_INCLUDES")
+        .arg("-DSHA1DC_CUSTOM_TRAILING_INCLUDE_SHA1_H=\"trailer.h\"")
+        .arg(Path::new(CRATE).join("tests/c/macros.c"))
+        .arg("-o")
+        .arg(dir.join("macros.o"))
+        .output()
+        .expect("run the C compiler");
+    check("compiling macros.c", &output);
+}
