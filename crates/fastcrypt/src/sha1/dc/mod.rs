@@ -539,17 +539,30 @@ impl Kernel {
         if let (Kernel::Shani(t), true) = (self, cfg.ubc) {
             return super::x86_shani::compress_dc(t, cfg, state, offset, blocks, on_collision);
         }
+        // The filter needs only the message, not the chaining value: run
+        // it ahead, and compress the blocks between two candidates in one
+        // bulk kernel call.
         let filter = Filter::for_kernel(self, cfg);
         let mut found = 0;
+        let mut done = 0;
         for (n, block) in blocks.chunks_exact(BLOCK_LEN).enumerate() {
-            let ihv_in = *state;
-            self.compress(state, block);
             let w = expand(block);
             let mask = filter.mask(&w);
-            if mask != 0 {
-                let off = offset + (n * BLOCK_LEN) as u64;
-                found += u64::from(after_block(cfg, off, ihv_in, state, &w, mask, on_collision));
+            if mask == 0 {
+                continue;
             }
+            let at = n * BLOCK_LEN;
+            if at > done {
+                self.compress(state, &blocks[done..at]);
+            }
+            let ihv_in = *state;
+            self.compress(state, block);
+            done = at + BLOCK_LEN;
+            let off = offset + at as u64;
+            found += u64::from(after_block(cfg, off, ihv_in, state, &w, mask, on_collision));
+        }
+        if blocks.len() > done {
+            self.compress(state, &blocks[done..]);
         }
         found
     }
