@@ -23,7 +23,7 @@
 #     valgrind can run, each family with leaky twins that must be flagged;
 #     then the static listing of the SIMD kernels (scripts/ct-static.sh):
 #     no branch or address derived from a secret register;
-#  8. the fuzz smoke: every fuzz target 30 s from its seeds in fuzz/seeds
+#  8. the fuzz smoke: every fuzz target 25 s from its seeds in fuzz/seeds
 #     (no sanitizer, debug assertions on); any crash fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -93,7 +93,7 @@ scripts/ct-check.sh --release --aes-soft
 
 step "static constant-time check of the SIMD kernels valgrind cannot run"
 scripts/ct-static.sh
-step "fuzz smoke: every target 30 s from fuzz/seeds (scripts/fuzz.sh --smoke)"
-scripts/fuzz.sh --smoke 30
+step "fuzz smoke: every target 25 s from fuzz/seeds (scripts/fuzz.sh --smoke)"
+scripts/fuzz.sh --smoke 25
 
 step "all tests passed"

@@ -5,3 +5,4 @@ mod aes_gcm;
 mod ghash;
 pub(crate) mod rc4;
 pub(crate) mod sha1;
+mod sha1dc;
