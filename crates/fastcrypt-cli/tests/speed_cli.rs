@@ -503,3 +503,143 @@ fn plot_destination_is_checked_before_measuring() {
     );
     assert!(fails(&["speed", "sha1", "--cpu-ghz", "1e308"]).contains("at most 100"));
 }
+
+/// The detecting crates `speed sha1dc` measures, after fastcrypt's rows.
+const SHA1DC_PEERS: &[&str] = &["sha1-checked", "sha1collisiondetection", "sha1dc"];
+
+/// sha1dc: `auto`, every fastcrypt backend, plain SHA-1 as the labelled
+/// reference and the detecting crates, at 8 B, 1 KiB, 8 KiB and 1 MiB.
+#[test]
+fn sha1dc_rows_reference_and_peers() {
+    let backends = backends_of("sha1dc");
+    assert_eq!(backends, sha1_backends(), "Sha1Dc runs on SHA-1's backends");
+    let out = speed(&["sha1dc"]);
+    assert!(out.contains("auto:      sha1dc -> "), "{out}");
+    let impl_of = |l: &str| l.split_whitespace().nth(1).map(str::to_string);
+    for row in ["Hash8Bytes", "Hash1K", "Hash8K", "Hash1M"] {
+        let lines: Vec<&str> = out
+            .lines()
+            .filter(|l| l.split_whitespace().next() == Some(row))
+            .collect();
+        let names: Vec<String> = lines.iter().filter_map(|l| impl_of(l)).collect();
+        let mut want = vec!["auto".to_string()];
+        want.extend(backends.iter().map(|b| b.0.clone()));
+        want.push("sha1".into());
+        want.extend(SHA1DC_PEERS.iter().map(|p| p.to_string()));
+        assert_eq!(names, want, "{row} rows in\n{out}");
+        for (line, name) in lines.iter().zip(&names) {
+            let available = name == "auto"
+                || name == "sha1"
+                || SHA1DC_PEERS.contains(&name.as_str())
+                || backends.iter().any(|b| b.0 == *name && b.1);
+            if available {
+                let mb = line.split_whitespace().last().unwrap();
+                assert!(mb.parse::<f64>().unwrap() > 0.0, "{line}");
+            } else {
+                assert!(line.contains("n/a (needs "), "{line}");
+            }
+        }
+        let reference = lines[names.iter().position(|n| n == "sha1").unwrap()];
+        assert!(
+            reference.contains(" sha1 auto (plain, reference) "),
+            "{reference}"
+        );
+    }
+    // No other size by default.
+    let rows = out.lines().filter(|l| l.starts_with("Hash")).count();
+    assert_eq!(rows, 4 * (1 + backends.len() + 1 + SHA1DC_PEERS.len()));
+}
+
+#[test]
+fn sha1dc_json_and_go_names() {
+    let out = speed(&["sha1dc", "--sizes", "8,1M", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["auto"]["sha1dc"].is_string());
+    let results = v["results"].as_array().unwrap();
+    let backends = backends_of("sha1dc");
+    assert_eq!(
+        results.len(),
+        2 * (1 + backends.len() + 1 + SHA1DC_PEERS.len())
+    );
+    let find = |size: u64, name: &str| {
+        results
+            .iter()
+            .find(|r| r["size"] == size && r["implementation"] == name)
+            .unwrap_or_else(|| panic!("no {size} {name} in\n{out}"))
+    };
+    for size in [8, 1 << 20] {
+        let r = find(size, "sha1");
+        assert_eq!(r["origin"], "fastcrypt-reference");
+        assert_eq!(r["available"], true);
+        for p in SHA1DC_PEERS {
+            let r = find(size, p);
+            assert!(r["origin"].as_str().unwrap().starts_with("peer:"), "{r}");
+            assert_eq!(r["available"], true);
+            assert!(r["mb_per_s"].as_f64().unwrap() > 0.0);
+        }
+    }
+    assert_eq!(find(8, "auto")["benchmark"], "Hash8Bytes");
+    assert_eq!(
+        find(1 << 20, "sha1dc")["go_name"],
+        "BenchmarkSHA1DC/Hash1M/sha1dc"
+    );
+    assert_eq!(find(8, "sha1-checked")["origin"], "peer:rustcrypto");
+}
+
+/// The reference row is selected with the fastcrypt rows (`--backend`),
+/// and `--compare sha1,auto` reads as the cost of detection.
+#[test]
+fn sha1dc_selection_and_cost_of_detection() {
+    let impls = |out: &str| -> Vec<String> {
+        out.lines()
+            .filter(|l| l.starts_with("Hash8Bytes"))
+            .map(|l| l.split_whitespace().nth(1).unwrap().to_string())
+            .collect()
+    };
+    let sized = |args: &[&str]| {
+        let mut all = vec!["sha1dc", "--sizes", "8"];
+        all.extend_from_slice(args);
+        speed(&all)
+    };
+    let out = sized(&["--backend", "auto", "--peers", "none"]);
+    assert_eq!(impls(&out), ["auto"], "{out}");
+    let out = sized(&[
+        "--backend",
+        "sha1",
+        "--peers",
+        "sha1dc,sha1collisiondetection",
+    ]);
+    assert_eq!(
+        impls(&out),
+        ["sha1", "sha1collisiondetection", "sha1dc"],
+        "{out}"
+    );
+    let out = sized(&["--backend", "auto", "--peers", "rustcrypto"]);
+    assert_eq!(impls(&out), ["auto", "sha1-checked"], "{out}");
+
+    let out = speed(&["sha1dc", "--sizes", "8,1K", "--compare", "sha1,auto"]);
+    assert_eq!(out.lines().filter(|l| l.starts_with("Hash")).count(), 4);
+    assert!(
+        out.contains("sha1dc: old = sha1 auto (plain, reference), new = auto ("),
+        "{out}"
+    );
+    assert!(out.contains("BenchmarkSHA1DC/Hash1K "), "{out}");
+    // `sha1` names a row of sha1dc only.
+    assert!(fails(&["speed", "sha1", "--backend", "sha1"]).contains("unknown backend `sha1`"));
+}
+
+#[test]
+fn help_lists_every_algorithm_and_peer_group() {
+    let o = fastcrypt(&["speed", "--help"]);
+    assert!(o.status.success());
+    let help = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        help.contains("Algorithms to measure: sha1, sha1dc, rc4, ghash, aes-128-gcm"),
+        "{help}"
+    );
+    assert!(help.contains("8,1K,8K,1M (sha1dc)"), "{help}");
+    assert!(
+        help.contains("sha1_smol, sha1collisiondetection, sha1dc, `all` or `none`"),
+        "{help}"
+    );
+}

@@ -59,26 +59,23 @@ Go format: one line per sample (like `go test -count=N`), so benchstat and
 #[derive(Args, Debug)]
 #[command(after_long_help = ABOUT_TIMING)]
 pub struct SpeedArgs {
-    /// Algorithms to measure (default: all; `--list` shows them).
-    #[arg(value_name = "ALGO")]
+    // Help text from the registry (`algos_help`), not a doc comment.
+    #[arg(value_name = "ALGO", help = algos_help())]
     algos: Vec<String>,
 
-    /// Message sizes, e.g. `8,128,1K,8K,16K` (K = 1024, M = 1024 K, G =
-    /// 1024 M; at most 1G).
-    /// Default: the classic ones (hashes 8,1K,8K; stream ciphers
-    /// 128,1K,8K; AEADs 16,64,1350,8K,16K).
-    #[arg(long, value_name = "LIST", value_parser = options::sizes)]
+    // Help text from the registry (`sizes_help`).
+    #[arg(long, value_name = "LIST", value_parser = options::sizes, help = sizes_help())]
     sizes: Option<Sizes>,
 
-    /// fastcrypt implementations: `auto` (the default choice), `all` (auto
-    /// and every backend, unavailable ones shown as n/a), or backend names.
+    /// fastcrypt implementations: `auto` (the default choice), `all` (auto,
+    /// every backend, unavailable ones shown as n/a, and the plain
+    /// primitive's reference row, e.g. sha1dc's `sha1`), or names.
     /// Default: all.
     #[arg(long, value_name = "auto|all|NAME,...", value_parser = options::backends)]
     backend: Option<Selection>,
 
-    /// Peer libraries: openssl, rustcrypto, ring, sha1_smol, `all` or
-    /// `none`. Default: all.
-    #[arg(long, value_name = "LIST|none", value_parser = options::peers)]
+    // Help text from the registry (`peers_help`).
+    #[arg(long, value_name = "LIST|none", value_parser = options::peers, help = peers_help())]
     peers: Option<Selection>,
 
     /// Sampled time per table cell, e.g. `500ms`, `2s`. Default 500ms (100ms
@@ -146,6 +143,48 @@ impl SpeedArgs {
             },
         }
     }
+}
+
+/// `--help` for the ALGO argument: every algorithm of the registry.
+fn algos_help() -> String {
+    format!(
+        "Algorithms to measure: {} (default: all; `--list` shows their implementations)",
+        algos::names()
+    )
+}
+
+/// `--help` for `--sizes`: the syntax, and each algorithm's default sizes.
+fn sizes_help() -> String {
+    let mut defaults: Vec<(String, Vec<&str>)> = Vec::new();
+    for a in algos::ALL {
+        let sizes = a
+            .default_sizes
+            .iter()
+            .map(|s| options::size_text(*s))
+            .collect::<Vec<_>>()
+            .join(",");
+        match defaults.iter_mut().find(|(s, _)| *s == sizes) {
+            Some((_, names)) => names.push(a.name),
+            None => defaults.push((sizes, vec![a.name])),
+        }
+    }
+    let defaults: Vec<String> = defaults
+        .iter()
+        .map(|(sizes, names)| format!("{sizes} ({})", names.join(", ")))
+        .collect();
+    format!(
+        "Message sizes, e.g. `8,128,1K,8K,16K` (K = 1024, M = 1024 K, G = 1024 M; at most 1G). \
+         Default: each algorithm's own: {}",
+        defaults.join("; ")
+    )
+}
+
+/// `--help` for `--peers`: every peer group.
+fn peers_help() -> String {
+    format!(
+        "Peer libraries: {}, `all` or `none`. Default: all",
+        algos::PEER_GROUPS.join(", ")
+    )
 }
 
 /// Everything a report needs.
@@ -230,8 +269,21 @@ fn measure(cells: &mut [Cell], plan: &Plan, pairs: &[(usize, usize)]) -> usize {
 }
 
 fn list() -> String {
+    let kind_of = |o: &Origin| match o {
+        Origin::Auto => "fastcrypt default".to_string(),
+        Origin::Backend => "fastcrypt backend".to_string(),
+        Origin::Reference => "fastcrypt reference".to_string(),
+        Origin::Peer(g) => format!("peer ({g})"),
+    };
     let mut out = String::new();
     for a in algos::ALL {
+        let imps = (a.implementations)();
+        // Columns as wide as this algorithm's longest name and kind.
+        let width = imps.iter().map(|i| i.name.len()).fold(14, usize::max);
+        let kind_width = imps
+            .iter()
+            .map(|i| kind_of(&i.origin).len())
+            .fold(22, usize::max);
         let backends = (a.backends)();
         out.push_str(&format!(
             "{} (default sizes {}; auto picks {})\n",
@@ -248,19 +300,18 @@ fn list() -> String {
             "  fastcrypt backends available here: {available} of {}\n",
             backends.rows.len()
         ));
-        for imp in (a.implementations)() {
-            let kind = match imp.origin {
-                Origin::Auto => "fastcrypt default".to_string(),
-                Origin::Backend => "fastcrypt backend".to_string(),
-                Origin::Peer(g) => format!("peer ({g})"),
-            };
+        for imp in imps {
+            let kind = kind_of(&imp.origin);
             let status = match &imp.op {
                 Ok(_) => "available".to_string(),
                 Err(why) => format!("n/a ({why})"),
             };
-            out.push_str(&format!("  {:<14} {:<22} {status}\n", imp.name, kind));
+            out.push_str(&format!(
+                "  {:<width$} {kind:<kind_width$} {status}\n",
+                imp.name
+            ));
             if !imp.about.is_empty() {
-                out.push_str(&format!("  {:<14} {}\n", "", imp.about));
+                out.push_str(&format!("  {:<width$} {}\n", "", imp.about));
             }
         }
     }

@@ -29,16 +29,22 @@ pub fn algorithms(names: &[String]) -> Result<Vec<&'static Algorithm>, String> {
 }
 
 /// Every backend name given to `--backend` must belong to one of the
-/// selected algorithms.
+/// selected algorithms (a backend, or a reference row such as `sha1dc`'s
+/// `sha1`).
 fn check_backends(names: &Selection, algos: &[&'static Algorithm]) -> Result<(), String> {
     let Selection::Named(names) = names else {
         return Ok(());
     };
     let mut valid = vec!["auto", "all"];
     for a in algos {
-        for b in (a.backends)().rows {
-            if !valid.contains(&b.name) {
-                valid.push(b.name);
+        let backends = (a.backends)().rows.into_iter().map(|b| b.name);
+        let references = (a.implementations)()
+            .into_iter()
+            .filter(|i| i.origin == Origin::Reference)
+            .map(|i| i.name);
+        for name in backends.chain(references) {
+            if !valid.contains(&name) {
+                valid.push(name);
             }
         }
     }
@@ -88,7 +94,7 @@ pub fn cells(args: &SpeedArgs, algos: &[&'static Algorithm]) -> Result<Vec<Cell>
         for &size in &sizes {
             for imp in (algo.implementations)() {
                 let chosen = match &imp.origin {
-                    Origin::Auto | Origin::Backend => backends.has(imp.name),
+                    Origin::Auto | Origin::Backend | Origin::Reference => backends.has(imp.name),
                     Origin::Peer(group) => peers.has(group),
                 } || in_pair(imp.name);
                 if !chosen {

@@ -9,7 +9,8 @@
 //! Conventions that keep the options uniform across algorithms:
 //! - rows are `auto` (the library's default constructor), then every entry
 //!   of the library's `Backend::ALL` (unavailable ones as n/a, never
-//!   dropped), then the peers;
+//!   dropped), then, for a variant of a primitive (`sha1dc`), the plain
+//!   primitive's `auto` as the reference row, then the peers;
 //! - each algorithm's main OpenSSL row is called `openssl`, so `--compare
 //!   openssl,auto` covers them all; other OpenSSL rows get a suffix
 //!   (`openssl-evp`); a peer that cannot run here (OpenSSL's RC4 without
@@ -27,10 +28,12 @@ mod aes_gcm;
 mod ghash;
 mod rc4;
 mod sha1;
+mod sha1dc;
 
 /// Every algorithm `fastcrypt speed` knows, in the order it lists them.
 pub static ALL: &[&Algorithm] = &[
     &sha1::ALGORITHM,
+    &sha1dc::ALGORITHM,
     &rc4::ALGORITHM,
     &ghash::ALGORITHM,
     &aes_gcm::AES_128_GCM,
@@ -66,12 +69,23 @@ pub enum Origin {
     Auto,
     /// A fastcrypt backend forced by name.
     Backend,
+    /// fastcrypt's `auto` of the plain primitive a variant builds on
+    /// (plain SHA-1 in `sha1dc`): ratios to it are the variant's cost.
+    /// `--backend` selects it, by its row name or with `all`.
+    Reference,
     /// Another library; the group is what `--peers` names (`openssl`, ...).
     Peer(&'static str),
 }
 
 /// Every peer group an algorithm may register, for `--peers` validation.
-pub const PEER_GROUPS: &[&str] = &["openssl", "rustcrypto", "ring", "sha1_smol"];
+pub const PEER_GROUPS: &[&str] = &[
+    "openssl",
+    "rustcrypto",
+    "ring",
+    "sha1_smol",
+    "sha1collisiondetection",
+    "sha1dc",
+];
 
 /// One row of the tables: something that processes a buffer.
 pub struct Implementation {
@@ -100,6 +114,17 @@ impl Implementation {
             name,
             origin: Origin::Peer(group),
             op,
+            about: "",
+        }
+    }
+
+    /// The reference row (see [`Origin::Reference`]), named after the
+    /// plain primitive.
+    pub fn reference(name: &'static str, op: Box<dyn Op>) -> Self {
+        Implementation {
+            name,
+            origin: Origin::Reference,
+            op: Ok(op),
             about: "",
         }
     }
@@ -176,16 +201,17 @@ pub enum RowNames {
 }
 
 impl RowNames {
-    /// The row name for `size` bytes.
+    /// The row name for `size` bytes (`Hash1M` for 1 MiB).
     pub fn name(self, size: usize) -> String {
         let (prefix, suffix) = match self {
             RowNames::Hash => ("Hash", "Bytes"),
             RowNames::Prefixed(prefix) => (prefix, ""),
         };
-        if size >= 1024 && size.is_multiple_of(1024) {
-            format!("{prefix}{}K", size / 1024)
+        let text = super::options::size_text(size);
+        if text.ends_with(|c: char| c.is_ascii_digit()) {
+            format!("{prefix}{text}{suffix}")
         } else {
-            format!("{prefix}{size}{suffix}")
+            format!("{prefix}{text}")
         }
     }
 }
@@ -202,7 +228,43 @@ pub fn find(name: &str) -> Option<&'static Algorithm> {
         .find(|a| a.name.eq_ignore_ascii_case(name))
 }
 
-/// `sha1, rc4, ...` for error messages.
+/// `sha1, sha1dc, rc4, ...` for error messages and `--help`.
 pub fn names() -> String {
     ALL.iter().map(|a| a.name).collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn row_names_follow_size_text() {
+        assert_eq!(RowNames::Hash.name(8), "Hash8Bytes");
+        assert_eq!(RowNames::Hash.name(1350), "Hash1350Bytes");
+        assert_eq!(RowNames::Hash.name(8 << 10), "Hash8K");
+        assert_eq!(RowNames::Hash.name(1 << 20), "Hash1M");
+        assert_eq!(RowNames::Hash.name(1536 << 10), "Hash1536K");
+        assert_eq!(RowNames::Prefixed("Seal_").name(16), "Seal_16");
+        assert_eq!(RowNames::Prefixed("RC4_").name(1 << 20), "RC4_1M");
+    }
+
+    /// Every group a row names is one `--peers` accepts, and every
+    /// algorithm has one `auto` row.
+    #[test]
+    fn registrations_are_consistent() {
+        for a in ALL {
+            let imps = (a.implementations)();
+            assert_eq!(
+                imps.iter().filter(|i| i.origin == Origin::Auto).count(),
+                1,
+                "{}",
+                a.name
+            );
+            for i in &imps {
+                if let Origin::Peer(g) = i.origin {
+                    assert!(PEER_GROUPS.contains(&g), "{}: {g}", a.name);
+                }
+            }
+        }
+    }
 }

@@ -30,14 +30,17 @@ pub(super) fn origin_text(o: &Origin) -> String {
     match o {
         Origin::Auto => "fastcrypt".into(),
         Origin::Backend => "fastcrypt-backend".into(),
+        Origin::Reference => "fastcrypt-reference".into(),
         Origin::Peer(g) => format!("peer:{g}"),
     }
 }
 
-/// `auto (shani)` for the default choice, the name otherwise.
+/// `auto (shani)` for the default choice, `sha1 auto (plain, reference)`
+/// for a reference row, the name otherwise.
 pub(super) fn display_name(run: &Run, c: &Cell) -> String {
     match c.origin {
         Origin::Auto => format!("auto ({})", run.header.auto[c.algo].1),
+        Origin::Reference => format!("{} auto (plain, reference)", c.name),
         _ => c.name.to_string(),
     }
 }

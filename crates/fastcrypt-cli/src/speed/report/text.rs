@@ -67,12 +67,9 @@ pub fn render(run: &Run, md: bool) -> String {
         }
         if let Some(rows) = compare_rows(run, ai) {
             let pair = run.compare.as_ref().expect("compare rows need --compare");
-            let name_of = |n: &str| {
-                if n == "auto" {
-                    format!("auto ({})", run.header.auto[ai].1)
-                } else {
-                    n.to_string()
-                }
+            let name_of = |n: &str| match run.cells.iter().find(|c| c.algo == ai && c.name == n) {
+                Some(c) => display_name(run, c),
+                None => n.to_string(),
             };
             let used: Vec<String> = rows
                 .1

@@ -1,0 +1,200 @@
+//! Collision-detecting SHA-1 (sha1dc): every fastcrypt backend of
+//! `Sha1Dc`, fastcrypt's plain SHA-1 as the reference row (the ratio to it
+//! is what detection costs), and the Rust crates that detect the same
+//! attacks: RustCrypto's `sha1-checked`, `sha1collisiondetection` (a port
+//! of the reference C library) and `sha1dc` (SHA-NI plus a SIMD filter).
+//!
+//! Every detecting row runs the reference's default configuration:
+//! detection on, with the unavoidable-bit-condition filter and the safe
+//! hash (a block found to be part of an attack is compressed three times).
+//! One operation hashes the whole buffer from a fresh state and finalizes,
+//! reading the detection result as well as the digest, as a caller must.
+
+use super::{backend_rows, op, Algorithm, Implementation, Op, RowNames};
+use crate::backends::backend_table;
+use fastcrypt::sha1::{Backend, Sha1Dc};
+use std::hint::black_box;
+
+pub static ALGORITHM: Algorithm = Algorithm {
+    name: "sha1dc",
+    go_family: "SHA1DC",
+    default_sizes: SIZES,
+    rows: RowNames::Hash,
+    // `Sha1Dc` runs on SHA-1's backends.
+    backends: backend_table::<Backend>,
+    implementations,
+};
+
+/// The classic hash sizes, and 1 MiB, where the per-block cost of
+/// detection is all that is left.
+const SIZES: &[usize] = &[8, 1 << 10, 8 << 10, 1 << 20];
+
+/// What one row computes for one message: the digest, and whether the
+/// message was found to be part of a collision attack.
+type Hashed = ([u8; 20], bool);
+
+fn timed(f: impl Fn(&[u8]) -> Hashed + 'static) -> Box<dyn Op> {
+    op(move |buf| {
+        black_box(f(buf));
+    })
+}
+
+fn implementations() -> Vec<Implementation> {
+    let mut v = vec![Implementation::auto(timed(fastcrypt_auto))];
+    v.extend(backend_rows(|b: Backend| fastcrypt_backend(b).map(timed)));
+    v.push(Implementation::reference("sha1", timed(plain_sha1)).about(
+        "fastcrypt's plain SHA-1 (sha1::digest, auto): ratios to it are the cost of detection",
+    ));
+    v.push(
+        Implementation::peer("rustcrypto", "sha1-checked", Ok(timed(sha1_checked)))
+            .about("sha1_checked::Sha1::new() (detection, safe hash), try_finalize"),
+    );
+    v.push(
+        Implementation::peer(
+            "sha1collisiondetection",
+            "sha1collisiondetection",
+            Ok(timed(sha1collisiondetection)),
+        )
+        .about("Sha1CD::default() (detection, safe hash), finalize_into_dirty_cd"),
+    );
+    v.push(
+        Implementation::peer("sha1dc", "sha1dc", Ok(timed(sha1dc_crate))).about(
+            "sha1dc::mitigate::digest (detection, safe hash; its plain Hasher differs only on attack data)",
+        ),
+    );
+    v
+}
+
+/// `auto`: the one-shot API a user calls.
+fn fastcrypt_auto(buf: &[u8]) -> Hashed {
+    let d = fastcrypt::sha1::digest_dc(buf);
+    (d.digest, d.is_collision())
+}
+
+/// A forced backend: a new hasher per message, as `auto` makes one.
+fn fastcrypt_backend(b: Backend) -> Option<impl Fn(&[u8]) -> Hashed> {
+    Sha1Dc::with_backend(b).ok()?;
+    Some(move |buf: &[u8]| match Sha1Dc::with_backend(b) {
+        Ok(mut h) => {
+            h.update(buf);
+            let d = h.finalize();
+            (d.digest, d.is_collision())
+        }
+        Err(_) => ([0; 20], false),
+    })
+}
+
+/// The reference: plain SHA-1, no detection.
+fn plain_sha1(buf: &[u8]) -> Hashed {
+    (fastcrypt::sha1::digest(buf), false)
+}
+
+fn sha1_checked(buf: &[u8]) -> Hashed {
+    use sha1_checked::Digest;
+    let mut h = sha1_checked::Sha1::new();
+    h.update(buf);
+    let r = h.try_finalize();
+    (bytes(r.hash()), r.has_collision())
+}
+
+fn sha1collisiondetection(buf: &[u8]) -> Hashed {
+    let mut h = sha1collisiondetection::Sha1CD::default();
+    h.update(buf);
+    // `finalize_cd` drops the digest of attack data; this keeps it (the
+    // safe hash).
+    let mut out = sha1collisiondetection::Output::default();
+    let attack = h.finalize_into_dirty_cd(&mut out).is_err();
+    (bytes(&out), attack)
+}
+
+fn sha1dc_crate(buf: &[u8]) -> Hashed {
+    match sha1dc::mitigate::digest(buf) {
+        Ok(d) => (d.to_bytes(), false),
+        Err(m) => (m.digest().to_bytes(), true),
+    }
+}
+
+fn bytes(digest: &[u8]) -> [u8; 20] {
+    let mut out = [0; 20];
+    out.copy_from_slice(digest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Row = (String, Box<dyn Fn(&[u8]) -> Hashed>);
+
+    /// Every row but the reference, by name, as the table shows them.
+    fn rows() -> Vec<Row> {
+        let mut v: Vec<Row> = vec![
+            ("auto".into(), Box::new(fastcrypt_auto)),
+            ("sha1-checked".into(), Box::new(sha1_checked)),
+            (
+                "sha1collisiondetection".into(),
+                Box::new(sha1collisiondetection),
+            ),
+            ("sha1dc".into(), Box::new(sha1dc_crate)),
+        ];
+        for b in Backend::available() {
+            let f = fastcrypt_backend(b).expect("an available backend runs");
+            v.push((b.to_string(), Box::new(f)));
+        }
+        v
+    }
+
+    /// The rows this file builds are the ones `implementations` lists.
+    #[test]
+    fn rows_are_the_registered_ones() {
+        let registered: Vec<&str> = implementations()
+            .into_iter()
+            .filter(|i| i.op.is_ok())
+            .map(|i| i.name)
+            .collect();
+        for (name, _) in rows() {
+            assert!(registered.contains(&name.as_str()), "{name}");
+        }
+        assert!(registered.contains(&"sha1"));
+        // The reference, and every other runnable row, is checked below.
+        assert_eq!(registered.len(), rows().len() + 1);
+    }
+
+    /// Ordinary data: every row gives plain SHA-1 and detects nothing, at
+    /// the lengths around the padding's edges and the table's sizes,
+    /// painted as the engine paints its buffers.
+    #[test]
+    fn every_row_is_sha1_on_ordinary_data() {
+        let rows = rows();
+        for &len in [0, 1, 8, 55, 56, 63, 64, 65, 1000].iter().chain(SIZES) {
+            let data: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+            let want = plain_sha1(&data);
+            for (name, f) in &rows {
+                assert_eq!(f(&data), want, "{name} at {len} bytes");
+            }
+        }
+    }
+
+    /// SHAttered: every detecting row flags both files and gives the same
+    /// safe hash, which differs between the two files although their
+    /// SHA-1 (the reference row) is the same.
+    #[test]
+    fn every_row_detects_shattered_with_the_safe_hash() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../fastcrypt/testdata/sha1dc");
+        let read = |f: &str| std::fs::read(format!("{dir}/{f}")).expect("testdata");
+        let (one, two) = (read("shattered-1.pdf"), read("shattered-2.pdf"));
+        assert_eq!(plain_sha1(&one), plain_sha1(&two), "the files collide");
+        let safe = |data: &[u8]| {
+            let d = fastcrypt::sha1::digest_dc(data);
+            assert!(d.is_collision());
+            d.digest
+        };
+        let (safe1, safe2) = (safe(&one), safe(&two));
+        assert_ne!(safe1, safe2);
+        assert_ne!(safe1, plain_sha1(&one).0);
+        for (name, f) in rows() {
+            assert_eq!(f(&one), (safe1, true), "{name}, shattered-1.pdf");
+            assert_eq!(f(&two), (safe2, true), "{name}, shattered-2.pdf");
+        }
+    }
+}
