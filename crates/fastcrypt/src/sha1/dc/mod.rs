@@ -614,6 +614,11 @@ pub fn compress_dc(
 /// }
 /// ```
 ///
+/// Not constant time: like the reference, it branches on the filter's
+/// verdict, which depends on the message. Hash public data with it (git
+/// objects, files, downloads); for secrets, such as HMAC keys, use
+/// [`Sha1`](crate::sha1::Sha1).
+///
 /// The state and buffered input are zeroed when the value is dropped.
 #[derive(Clone)]
 pub struct Sha1Dc {
