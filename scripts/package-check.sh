@@ -13,6 +13,15 @@ limit=$((2 * 1024 * 1024))
 # checked instead of this one.
 export CARGO_TARGET_DIR=target/package-check
 rm -rf "$CARGO_TARGET_DIR/package"
+# Cargo verifies the CLI against the library through a temporary local
+# registry, and extracts its crates under $CARGO_HOME/registry/src/-<hash>/
+# (local registries' directories start with '-'). An extraction of the
+# same name and version from an earlier run is reused as it is, so a
+# second run on one machine would build the CLI against the library as it
+# was then. Remove our crates' extractions first.
+for dir in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/fastcrypt*-[0-9]*; do
+  [ -e "$dir" ] && rm -rf "$dir"
+done
 cargo package --workspace --exclude fastcrypt-benches --exclude fastcrypt-dropin --locked -q
 status=0
 for crate in "$CARGO_TARGET_DIR"/package/*.crate; do
