@@ -12,7 +12,10 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use super::dc::{after_block, x86_filter, DcConfig, Expanded, OnCollision};
+use super::dc::{
+    after_block, step_from, x86_filter, DcConfig, Expanded, Forward, OnCollision, TestStates,
+    Verdict,
+};
 use crate::cpu::{Avx2MulToken, ShaNiToken};
 
 /// Compresses every 64-byte block of `blocks` into `state`.
@@ -108,35 +111,178 @@ unsafe fn compress_shani(state: &mut [u32; 5], blocks: &[u8]) {
     state[4] = _mm_extract_epi32(e0, 3) as u32;
 }
 
+/// Compresses every block with collision detection fused in. The kernel
+/// stores the schedule words `sha1msg1`/`sha1msg2` compute anyway and
+/// keeps the states around the DVs' test steps; the filter of each block
+/// runs spread over the round groups of the next, where it fills issue
+/// slots the latency-bound `sha1rnds4` chain leaves idle. Only blocks the
+/// filter passes (about one in twenty of random data) leave the kernel,
+/// for the recompressions, which run on `sha1rnds4` too
+/// ([`ShaNiSteps`]). With AVX the same code is VEX-encoded (unaligned
+/// memory operands fold into the filter's instructions). Returns the
+/// number of blocks found to be part of an attack.
+pub(crate) fn compress_dc(
+    token: ShaNiToken,
+    cfg: &DcConfig,
+    state: &mut [u32; 5],
+    offset: u64,
+    blocks: &[u8],
+    on_collision: OnCollision<'_>,
+) -> u64 {
+    match Avx2MulToken::get() {
+        // SAFETY: the tokens prove SHA, SSSE3, SSE4.1 and AVX (with AVX2
+        // and OS ymm support; no CPU has SHA-NI and AVX without AVX2, so
+        // the AVX2 token costs no one the VEX form).
+        Some(_) => unsafe { compress_dc_avx(token, cfg, state, offset, blocks, on_collision) },
+        // SAFETY: the token proves SHA, SSSE3 and SSE4.1 (and so SSE2).
+        _ => unsafe { compress_dc_sse(token, cfg, state, offset, blocks, on_collision) },
+    }
+}
+
 /// Stores the finished schedule words of group `$i` (lane 3 holds the
 /// first word) in natural order.
 macro_rules! store_w {
     ($w:ident, $i:literal, $m:ident) => {
-        // SAFETY: `$w` has 80 words; group $i (0..=19) writes 4i..4i+4.
+        // SAFETY: `$w` points to 80 words; group $i (0..=19) writes
+        // 4i..4i+4.
         unsafe {
             _mm_storeu_si128(
-                $w.as_mut_ptr().add(4 * $i).cast(),
+                $w.cast::<u32>().add(4 * $i).cast(),
                 _mm_shuffle_epi32($m[$i % 4], 0x1B),
             )
         };
     };
 }
 
-/// The SHA-NI block loop of [`compress_shani`] with the schedule stored
-/// and the filter `$filter` applied per block: the body of the
-/// `compress_dc_*` entry points, which enable the features it needs.
-macro_rules! dc_loop {
-    ($cfg:ident, $state:ident, $offset:ident, $blocks:ident, $on:ident, $filter:path) => {{
+/// How many filter steps run after each of the 20 round groups.
+const PER_GROUP_SSE2: usize = x86_filter::SSE2_STEPS.div_ceil(20);
+
+/// Round group `$i` of the current block, then its share of the previous
+/// block's filter, then the store of its schedule words.
+macro_rules! dc_quad {
+    ($i:literal, $abcd:ident, $e_in:ident, $e_out:ident, $m:ident, $f:literal, $kill:ident, $wp:ident, $wc:ident, $steps:ident, $per:ident) => {
+        quad!($i, $abcd, $e_in, $e_out, $m, $f);
+        // SAFETY: the entry point enables what the filter needs; `$wp` is
+        // the previous block's schedule.
+        $kill = unsafe { x86_filter::$steps::<{ $i * $per }, { ($i + 1) * $per }>($kill, &*$wp) };
+        store_w!($wc, $i, $m);
+        // A scheduling fence: LLVM otherwise hoists every group's schedule
+        // and filter work ahead of the whole round chain, and the core's
+        // window is too small to overlap them again. The empty asm takes
+        // the chain and the filter's accumulator through a register and
+        // keeps memory accesses on its side, so each group stays next to
+        // its share of the filter.
+        // SAFETY: the asm emits no instruction; it only names registers.
+        unsafe {
+            core::arch::asm!(
+                "/* {0} {1} */",
+                inout(xmm_reg) $abcd,
+                inout(xmm_reg) $kill,
+                options(nostack, preserves_flags)
+            )
+        };
+    };
+}
+
+/// The working state (A, B, C, D, E) before step `4k + 4` from the
+/// `sha1rnds4` outputs after groups `k - 1` and `k` (E is the A of four
+/// steps earlier, rotated).
+#[inline(always)]
+fn state_after_group(before: __m128i, after: __m128i) -> [u32; 5] {
+    let mut s = [0u32; 5];
+    // SAFETY: SSE2 and SSE4.1 are enabled in the only caller's context
+    // (this is inlined into `compress_dc_shani`); `s` has room for 16
+    // bytes.
+    unsafe {
+        _mm_storeu_si128(s.as_mut_ptr().cast(), _mm_shuffle_epi32(after, 0x1B));
+        s[4] = (_mm_extract_epi32(before, 3) as u32).rotate_left(30);
+    }
+    s
+}
+
+/// One block in flight: what the filter verdict needs to act on it.
+#[derive(Clone, Copy)]
+struct InFlight {
+    abcd_in: __m128i,
+    e_in: __m128i,
+    abcd_out: __m128i,
+    e_out: __m128i,
+    /// `sha1rnds4` outputs after groups 12..=15 (states before 52..=64).
+    g: [__m128i; 4],
+}
+
+/// Acts on the filter verdict of block `$n` (in flight as `$fl`, its
+/// schedule at `$w`). On a safe-hash rehash the blocks after it were
+/// compressed from a void chaining value: finish from the new one.
+macro_rules! dc_verdict {
+    ($n:expr, $fl:expr, $mask:expr, $w:expr, $token:ident, $cfg:ident, $state:ident, $offset:ident,
+     $blocks:ident, $on:ident, $found:ident, $again:ident) => {
+        let fl: InFlight = $fl;
+        let mask: u32 = $mask;
+        if mask != 0 {
+            let w: &Expanded = $w;
+            let mut ihv_in = state_after_group(_mm_setzero_si128(), fl.abcd_in);
+            ihv_in[4] = _mm_extract_epi32(fl.e_in, 3) as u32;
+            let mut out = state_after_group(_mm_setzero_si128(), fl.abcd_out);
+            out[4] = _mm_extract_epi32(fl.e_out, 3) as u32;
+            let s56 = state_after_group(fl.g[0], fl.g[1]);
+            let s64 = state_after_group(fl.g[2], fl.g[3]);
+            let known = TestStates {
+                s58: step_from(step_from(s56, 56, w), 57, w),
+                s65: step_from(s64, 64, w),
+            };
+            let off = $offset + ($n * 64) as u64;
+            let steps = ShaNiSteps($token);
+            match after_block(
+                $cfg,
+                off,
+                ihv_in,
+                &mut out,
+                w,
+                mask,
+                Some(known),
+                &steps,
+                $on,
+            ) {
+                Verdict::Clean => {}
+                Verdict::Detected => $found += 1,
+                Verdict::Rehashed => {
+                    $found += 1;
+                    *$state = out;
+                    let rest = &$blocks[($n + 1) * 64..];
+                    let next = $offset + (($n + 1) * 64) as u64;
+                    // SAFETY: this function's features are enabled.
+                    return $found + unsafe { $again($token, $cfg, $state, next, rest, $on) };
+                }
+            }
+        }
+    };
+}
+
+/// The body of the `compress_dc_*` entry points: `$steps`/`$finish`/
+/// `$zero` are one filter's step, finish and empty accumulator, `$per` its
+/// steps per round group, `$mask` its whole-block form, `$again` the entry
+/// point itself (to restart after a rehash).
+macro_rules! dc_shani_loop {
+    ($token:ident, $cfg:ident, $state:ident, $offset:ident, $blocks:ident, $on:ident,
+     $steps:ident, $finish:path, $zero:expr, $per:ident, $mask:path, $again:ident) => {{
         let (cfg, state, offset, blocks, on_collision) = ($cfg, $state, $offset, $blocks, $on);
         let bswap = _mm_set_epi64x(0x0001_0203_0405_0607, 0x0809_0a0b_0c0d_0e0f);
         // SAFETY: `state` is 5 u32s, so its first 16 bytes are readable.
         let abcd0 = unsafe { _mm_loadu_si128(state.as_ptr().cast()) };
         let mut abcd = _mm_shuffle_epi32(abcd0, 0x1B);
         let mut e0 = _mm_set_epi32(state[4] as i32, 0, 0, 0);
-        let mut w: Expanded = [0; 80];
+        // Two schedules: the block being compressed and the one being
+        // filtered.
+        let mut bufs: [Expanded; 2] = [[0; 80]; 2];
+        let base = bufs.as_mut_ptr();
+        let mut prev: Option<InFlight> = None;
         let mut found = 0;
+        let n_blocks = blocks.len() / 64;
 
         for (n, block) in blocks.chunks_exact(64).enumerate() {
+            // SAFETY: both indices are 0 or 1, inside `bufs`.
+            let (wc, wp) = unsafe { (base.add(n & 1), base.add((n + 1) & 1)) };
             let abcd_save = abcd;
             let e_save = e0;
             let p = block.as_ptr();
@@ -149,74 +295,84 @@ macro_rules! dc_loop {
                     _mm_shuffle_epi8(_mm_loadu_si128(p.add(48).cast()), bswap),
                 ]
             };
+            let mut kill = $zero;
+            let mut g = [_mm_setzero_si128(); 4];
             let mut e1;
-            quad!(0, abcd, e0, e1, m, 0);
-            store_w!(w, 0, m);
-            quad!(1, abcd, e1, e0, m, 0);
-            store_w!(w, 1, m);
-            quad!(2, abcd, e0, e1, m, 0);
-            store_w!(w, 2, m);
-            quad!(3, abcd, e1, e0, m, 0);
-            store_w!(w, 3, m);
-            quad!(4, abcd, e0, e1, m, 0);
-            store_w!(w, 4, m);
-            quad!(5, abcd, e1, e0, m, 1);
-            store_w!(w, 5, m);
-            quad!(6, abcd, e0, e1, m, 1);
-            store_w!(w, 6, m);
-            quad!(7, abcd, e1, e0, m, 1);
-            store_w!(w, 7, m);
-            quad!(8, abcd, e0, e1, m, 1);
-            store_w!(w, 8, m);
-            quad!(9, abcd, e1, e0, m, 1);
-            store_w!(w, 9, m);
-            quad!(10, abcd, e0, e1, m, 2);
-            store_w!(w, 10, m);
-            quad!(11, abcd, e1, e0, m, 2);
-            store_w!(w, 11, m);
-            quad!(12, abcd, e0, e1, m, 2);
-            store_w!(w, 12, m);
-            quad!(13, abcd, e1, e0, m, 2);
-            store_w!(w, 13, m);
-            quad!(14, abcd, e0, e1, m, 2);
-            store_w!(w, 14, m);
-            quad!(15, abcd, e1, e0, m, 3);
-            store_w!(w, 15, m);
-            quad!(16, abcd, e0, e1, m, 3);
-            store_w!(w, 16, m);
-            quad!(17, abcd, e1, e0, m, 3);
-            store_w!(w, 17, m);
-            quad!(18, abcd, e0, e1, m, 3);
-            store_w!(w, 18, m);
-            quad!(19, abcd, e1, e0, m, 3);
-            store_w!(w, 19, m);
+            dc_quad!(0, abcd, e0, e1, m, 0, kill, wp, wc, $steps, $per);
+            dc_quad!(1, abcd, e1, e0, m, 0, kill, wp, wc, $steps, $per);
+            dc_quad!(2, abcd, e0, e1, m, 0, kill, wp, wc, $steps, $per);
+            dc_quad!(3, abcd, e1, e0, m, 0, kill, wp, wc, $steps, $per);
+            dc_quad!(4, abcd, e0, e1, m, 0, kill, wp, wc, $steps, $per);
+            dc_quad!(5, abcd, e1, e0, m, 1, kill, wp, wc, $steps, $per);
+            dc_quad!(6, abcd, e0, e1, m, 1, kill, wp, wc, $steps, $per);
+            dc_quad!(7, abcd, e1, e0, m, 1, kill, wp, wc, $steps, $per);
+            dc_quad!(8, abcd, e0, e1, m, 1, kill, wp, wc, $steps, $per);
+            dc_quad!(9, abcd, e1, e0, m, 1, kill, wp, wc, $steps, $per);
+            dc_quad!(10, abcd, e0, e1, m, 2, kill, wp, wc, $steps, $per);
+            dc_quad!(11, abcd, e1, e0, m, 2, kill, wp, wc, $steps, $per);
+            dc_quad!(12, abcd, e0, e1, m, 2, kill, wp, wc, $steps, $per);
+            g[0] = abcd;
+            dc_quad!(13, abcd, e1, e0, m, 2, kill, wp, wc, $steps, $per);
+            g[1] = abcd;
+            dc_quad!(14, abcd, e0, e1, m, 2, kill, wp, wc, $steps, $per);
+            g[2] = abcd;
+            dc_quad!(15, abcd, e1, e0, m, 3, kill, wp, wc, $steps, $per);
+            g[3] = abcd;
+            dc_quad!(16, abcd, e0, e1, m, 3, kill, wp, wc, $steps, $per);
+            dc_quad!(17, abcd, e1, e0, m, 3, kill, wp, wc, $steps, $per);
+            dc_quad!(18, abcd, e0, e1, m, 3, kill, wp, wc, $steps, $per);
+            dc_quad!(19, abcd, e1, e0, m, 3, kill, wp, wc, $steps, $per);
             e0 = _mm_sha1nexte_epu32(e0, e_save);
             abcd = _mm_add_epi32(abcd, abcd_save);
             let _ = e1;
 
-            // SAFETY: the entry point enables what the filter needs.
-            let mask = unsafe { $filter(&w) };
-            if mask != 0 {
-                let mut ihv_in = [0u32; 5];
-                let mut out = [0u32; 5];
-                // SAFETY: both arrays are 5 u32s; the stores write 16 bytes.
-                unsafe {
-                    _mm_storeu_si128(
-                        ihv_in.as_mut_ptr().cast(),
-                        _mm_shuffle_epi32(abcd_save, 0x1B),
-                    );
-                    _mm_storeu_si128(out.as_mut_ptr().cast(), _mm_shuffle_epi32(abcd, 0x1B));
-                }
-                ihv_in[4] = _mm_extract_epi32(e_save, 3) as u32;
-                out[4] = _mm_extract_epi32(e0, 3) as u32;
-                let off = offset + (n * 64) as u64;
-                if after_block(cfg, off, ihv_in, &mut out, &w, mask, on_collision) {
-                    found += 1;
-                    // SAFETY: `out` is 5 u32s, so its first 16 bytes are readable.
-                    abcd = _mm_shuffle_epi32(unsafe { _mm_loadu_si128(out.as_ptr().cast()) }, 0x1B);
-                    e0 = _mm_set_epi32(out[4] as i32, 0, 0, 0);
-                }
+            let cur = InFlight {
+                abcd_in: abcd_save,
+                e_in: e_save,
+                abcd_out: abcd,
+                e_out: e0,
+                g,
+            };
+            if let Some(fl) = prev {
+                // SAFETY: SSE2 is enabled; `wp` holds block n - 1's schedule.
+                let (mask, w) = unsafe { ($finish(kill), &*wp) };
+                dc_verdict!(
+                    n - 1,
+                    fl,
+                    mask,
+                    w,
+                    $token,
+                    cfg,
+                    state,
+                    offset,
+                    blocks,
+                    on_collision,
+                    found,
+                    $again
+                );
             }
+            prev = Some(cur);
+        }
+        if let Some(fl) = prev {
+            let n = n_blocks - 1;
+            // SAFETY: block n's schedule is in bufs[n & 1]; SSE2 is enabled.
+            let w = unsafe { &*base.add(n & 1) };
+            // SAFETY: SSE2 is enabled.
+            let mask = unsafe { $mask(w) };
+            dc_verdict!(
+                n,
+                fl,
+                mask,
+                w,
+                $token,
+                cfg,
+                state,
+                offset,
+                blocks,
+                on_collision,
+                found,
+                $again
+            );
         }
 
         let out = _mm_shuffle_epi32(abcd, 0x1B);
@@ -227,61 +383,202 @@ macro_rules! dc_loop {
     }};
 }
 
-/// Compresses every block with collision detection fused in: the kernel
-/// stores the schedule words `sha1msg1`/`sha1msg2` compute anyway, and the
-/// filter runs on them after each block, where the core overlaps it with
-/// the next block's round chain. Only blocks the filter passes leave the
-/// kernel (for the recompressions). Returns the number of blocks found to
-/// be part of an attack.
-pub(crate) fn compress_dc(
-    _token: ShaNiToken,
+#[allow(unused_assignments)]
+#[target_feature(enable = "sha,ssse3,sse4.1")]
+unsafe fn compress_dc_sse(
+    token: ShaNiToken,
     cfg: &DcConfig,
     state: &mut [u32; 5],
     offset: u64,
     blocks: &[u8],
     on_collision: OnCollision<'_>,
 ) -> u64 {
-    match Avx2MulToken::get() {
-        // SAFETY: the tokens prove SHA, SSSE3, SSE4.1 and AVX2 (with OS
-        // ymm support).
-        Some(_) => unsafe { compress_dc_avx2(cfg, state, offset, blocks, on_collision) },
-        // SAFETY: the token proves SHA, SSSE3, SSE4.1 (and so SSE2).
-        None => unsafe { compress_dc_sse(cfg, state, offset, blocks, on_collision) },
+    dc_shani_loop!(
+        token,
+        cfg,
+        state,
+        offset,
+        blocks,
+        on_collision,
+        sse2_steps,
+        x86_filter::sse2_finish,
+        _mm_setzero_si128(),
+        PER_GROUP_SSE2,
+        x86_filter::ubc_mask_sse2,
+        compress_dc_sse
+    )
+}
+
+#[allow(unused_assignments)]
+#[target_feature(enable = "sha,ssse3,sse4.1,avx")]
+unsafe fn compress_dc_avx(
+    token: ShaNiToken,
+    cfg: &DcConfig,
+    state: &mut [u32; 5],
+    offset: u64,
+    blocks: &[u8],
+    on_collision: OnCollision<'_>,
+) -> u64 {
+    dc_shani_loop!(
+        token,
+        cfg,
+        state,
+        offset,
+        blocks,
+        on_collision,
+        sse2_steps,
+        x86_filter::sse2_finish,
+        _mm_setzero_si128(),
+        PER_GROUP_SSE2,
+        x86_filter::ubc_mask_sse2,
+        compress_dc_avx
+    )
+}
+
+/// SHA-1 steps with `sha1rnds4` for the recompressions: the aligned
+/// groups of four in between a few scalar steps at either end.
+pub(crate) struct ShaNiSteps(pub(crate) ShaNiToken);
+
+impl Forward for ShaNiSteps {
+    fn forward(&self, s: [u32; 5], w: &Expanded, from: usize, to: usize) -> [u32; 5] {
+        // SAFETY: the token proves SHA, SSSE3 and SSE4.1.
+        unsafe { forward_shani(s, w, from, to) }
     }
 }
 
-#[target_feature(enable = "sha,ssse3,sse4.1,avx2")]
-unsafe fn compress_dc_avx2(
-    cfg: &DcConfig,
-    state: &mut [u32; 5],
-    offset: u64,
-    blocks: &[u8],
-    on_collision: OnCollision<'_>,
-) -> u64 {
-    dc_loop!(
-        cfg,
-        state,
-        offset,
-        blocks,
-        on_collision,
-        x86_filter::ubc_mask_avx2
-    )
+#[target_feature(enable = "sha,ssse3,sse4.1")]
+unsafe fn forward_shani(mut s: [u32; 5], w: &Expanded, from: usize, to: usize) -> [u32; 5] {
+    let mut t = from;
+    while !t.is_multiple_of(4) && t < to {
+        s = step_from(s, t, w);
+        t += 1;
+    }
+    if t + 4 <= to {
+        let mut abcd = _mm_set_epi32(s[0] as i32, s[1] as i32, s[2] as i32, s[3] as i32);
+        let mut e = _mm_set_epi32(
+            s[4].wrapping_add(w[t]) as i32,
+            w[t + 1] as i32,
+            w[t + 2] as i32,
+            w[t + 3] as i32,
+        );
+        let mut before;
+        loop {
+            before = abcd;
+            abcd = match t / 20 {
+                0 => _mm_sha1rnds4_epu32(abcd, e, 0),
+                1 => _mm_sha1rnds4_epu32(abcd, e, 1),
+                2 => _mm_sha1rnds4_epu32(abcd, e, 2),
+                _ => _mm_sha1rnds4_epu32(abcd, e, 3),
+            };
+            t += 4;
+            if t + 4 > to {
+                break;
+            }
+            // SAFETY: t + 4 <= to <= 80, the length of `w`.
+            let wv = unsafe { _mm_loadu_si128(w.as_ptr().add(t).cast()) };
+            e = _mm_sha1nexte_epu32(before, _mm_shuffle_epi32(wv, 0x1B));
+        }
+        s = state_after_group(before, abcd);
+    }
+    while t < to {
+        s = step_from(s, t, w);
+        t += 1;
+    }
+    s
 }
 
-#[target_feature(enable = "sha,ssse3,sse4.1")]
-unsafe fn compress_dc_sse(
-    cfg: &DcConfig,
-    state: &mut [u32; 5],
-    offset: u64,
-    blocks: &[u8],
-    on_collision: OnCollision<'_>,
-) -> u64 {
-    dc_loop!(
-        cfg,
-        state,
-        offset,
-        blocks,
-        on_collision,
-        x86_filter::ubc_mask_sse2
-    )
+#[cfg(test)]
+mod tests {
+    use super::super::dc::{expand, ScalarSteps};
+    use super::*;
+
+    /// Both entry points (SSE and VEX forms) against the generic path on
+    /// attack files and random data: chaining value, count, and every
+    /// callback.
+    #[test]
+    fn both_forms_equal_the_generic_path() {
+        extern crate std;
+        use super::super::dc::Collision;
+        use super::super::Kernel;
+        use std::vec::Vec;
+        let Some(token) = ShaNiToken::get() else {
+            return;
+        };
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/sha1dc/");
+        let mut inputs: Vec<Vec<u8>> = [
+            "sha-mbles-1.bin",
+            "sha1_reducedsha_coll.bin",
+            "shattered-2.pdf",
+        ]
+        .iter()
+        .map(|f| std::fs::read(std::format!("{dir}{f}")).expect("testdata"))
+        .collect();
+        let mut x = 0x5EED_u64;
+        inputs.push(
+            (0..64 * 3000)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x as u8
+                })
+                .collect(),
+        );
+        for data in &inputs {
+            let whole = &data[..data.len() / 64 * 64];
+            for cfg in [
+                DcConfig::default(),
+                DcConfig {
+                    reduced_round: true,
+                    ..DcConfig::default()
+                },
+                DcConfig {
+                    safe_hash: false,
+                    ..DcConfig::default()
+                },
+            ] {
+                let run = |f: &dyn Fn(&mut [u32; 5], OnCollision<'_>) -> u64| {
+                    let mut st = super::super::IV;
+                    let mut seen: Vec<(Collision, [u32; 80], [u32; 80])> = Vec::new();
+                    let n = f(&mut st, &mut |c, m1, m2| seen.push((*c, *m1, *m2)));
+                    (st, n, seen)
+                };
+                let want = run(&|st, on| Kernel::Portable.compress_dc(&cfg, st, 64, whole, on));
+                // SAFETY: the token proves SHA, SSSE3 and SSE4.1.
+                let sse = run(&|st, on| unsafe { compress_dc_sse(token, &cfg, st, 64, whole, on) });
+                assert!(sse == want, "SSE form, {} bytes, {cfg:?}", whole.len());
+                if Avx2MulToken::get().is_some() {
+                    // SAFETY: AVX with OS ymm support was just detected.
+                    let avx =
+                        run(&|st, on| unsafe { compress_dc_avx(token, &cfg, st, 64, whole, on) });
+                    assert!(avx == want, "VEX form, {} bytes, {cfg:?}", whole.len());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn shani_steps_equal_scalar_steps() {
+        let Some(token) = ShaNiToken::get() else {
+            return;
+        };
+        let block: [u8; 64] = core::array::from_fn(|i| (i * 37 + 11) as u8);
+        let w = expand(&block);
+        let s = [
+            0x0123_4567,
+            0x89AB_CDEF,
+            0xFEDC_BA98,
+            0x7654_3210,
+            0xF0E1_D2C3,
+        ];
+        for from in 0..80 {
+            for to in from..=80 {
+                assert_eq!(
+                    ShaNiSteps(token).forward(s, &w, from, to),
+                    ScalarSteps.forward(s, &w, from, to),
+                    "{from}..{to}"
+                );
+            }
+        }
+    }
 }

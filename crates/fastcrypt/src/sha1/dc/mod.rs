@@ -349,8 +349,9 @@ fn step(s: [u32; 5], t: usize, w: u32) -> [u32; 5] {
     [n, a, b.rotate_left(30), c, d]
 }
 
-/// State before step `t` from the state before step `t + 1`.
-#[inline(always)]
+/// State before step `t` from the state before step `t + 1`: the
+/// reference's backward recompression, kept as the tests' oracle.
+#[cfg(test)]
 fn unstep(s: [u32; 5], t: usize, w: u32) -> [u32; 5] {
     let [a1, b1, c1, d1, e1] = s;
     let (a, b, c, d) = (b1, c1.rotate_right(30), d1, e1);
@@ -388,57 +389,98 @@ struct Found {
     m2: Expanded,
 }
 
+/// The block's working states before steps 58 and 65 (the DVs' test
+/// steps), when a kernel has them at hand.
+#[derive(Clone, Copy)]
+pub(crate) struct TestStates {
+    pub(crate) s58: [u32; 5],
+    pub(crate) s65: [u32; 5],
+}
+
+/// The state before step `t + 1` from the state before step `t`: for
+/// kernels that saved the state a step or two before a test step.
+pub(crate) fn step_from(s: [u32; 5], t: usize, w: &Expanded) -> [u32; 5] {
+    step(s, t, w[t])
+}
+
+/// Runs SHA-1 steps `from..to` of an expanded message from a working
+/// state: the recompressions' one primitive, which a kernel may provide
+/// with its own instructions.
+pub(crate) trait Forward {
+    /// The working state before step `to`, from the one before `from`.
+    fn forward(&self, s: [u32; 5], w: &Expanded, from: usize, to: usize) -> [u32; 5];
+}
+
+/// Scalar steps.
+pub(crate) struct ScalarSteps;
+
+impl Forward for ScalarSteps {
+    fn forward(&self, mut s: [u32; 5], w: &Expanded, from: usize, to: usize) -> [u32; 5] {
+        for (t, wt) in w.iter().enumerate().take(to).skip(from) {
+            s = step(s, t, *wt);
+        }
+        s
+    }
+}
+
 /// Recompression for every candidate of `mask`: the reference's test,
 /// in its order, stopping at the first match. `ihv_in` / `ihv_out` are
-/// the block's chaining values; the states at the test steps are
-/// recomputed from `ihv_in` (this runs only for the rare blocks the
-/// filter passes).
-#[cold]
-#[inline(never)]
-fn check_block(
+/// the block's chaining values; the states at the test steps come from
+/// the kernel or are recomputed from `ihv_in` (this runs only for the
+/// rare blocks the filter passes).
+///
+/// The reference steps back from the test state `st` to the other block's
+/// input `ihv2` and forward to its output `ihv2 + F2`, then compares. The
+/// step function is a bijection, so the same answers come from going
+/// forwards only: the full test holds iff the steps `0..tt` from
+/// `ihv_out - F2` reach `st`, and the reduced-round test iff those from
+/// `ihv_in` do. Forward steps are what SHA-NI computes.
+#[allow(clippy::too_many_arguments)]
+fn check_block<F: Forward>(
     cfg: &DcConfig,
     offset: u64,
     ihv_in: [u32; 5],
     ihv_out: [u32; 5],
     w: &Expanded,
     mask: u32,
+    known: Option<TestStates>,
+    fwd: &F,
 ) -> Option<Found> {
-    let mut s58 = None;
-    let mut s65 = None;
+    let (mut s58, mut s65) = match known {
+        Some(k) => (Some(k.s58), Some(k.s65)),
+        None => (None, None),
+    };
     for (n, dv) in DVS.iter().enumerate() {
         if mask >> n & 1 == 0 {
             continue;
         }
         let tt = dv.test_step;
         let st = match tt {
-            58 => *s58.get_or_insert_with(|| state_before(ihv_in, w, 58)),
-            65 => *s65.get_or_insert_with(|| state_before(ihv_in, w, 65)),
-            _ => state_before(ihv_in, w, tt),
+            58 => *s58.get_or_insert_with(|| fwd.forward(ihv_in, w, 0, 58)),
+            65 => *s65.get_or_insert_with(|| fwd.forward(ihv_in, w, 0, 65)),
+            _ => fwd.forward(ihv_in, w, 0, tt),
         };
         let m2: Expanded = core::array::from_fn(|t| w[t] ^ dv.dm[t]);
-        let mut s = st;
-        for t in (0..tt).rev() {
-            s = unstep(s, t, m2[t]);
-        }
-        let ihv2 = s;
-        let mut s = st;
-        for (t, wt) in m2.iter().enumerate().skip(tt) {
-            s = step(s, t, *wt);
-        }
-        let out2 = add(ihv2, s);
-        let full = out2 == ihv_out;
-        if full || (cfg.reduced_round && ihv2 == ihv_in) {
-            return Some(Found {
-                collision: Collision {
-                    offset,
-                    dv: dv.id,
-                    reduced_round: !full,
-                    ihv1: ihv_in,
-                    ihv2,
-                },
-                m2,
-            });
-        }
+        let f2 = fwd.forward(st, &m2, tt, 80);
+        let x: [u32; 5] = core::array::from_fn(|i| ihv_out[i].wrapping_sub(f2[i]));
+        let full = fwd.forward(x, &m2, 0, tt) == st;
+        let ihv2 = if full {
+            x
+        } else if cfg.reduced_round && fwd.forward(ihv_in, &m2, 0, tt) == st {
+            ihv_in
+        } else {
+            continue;
+        };
+        return Some(Found {
+            collision: Collision {
+                offset,
+                dv: dv.id,
+                reduced_round: !full,
+                ihv1: ihv_in,
+                ihv2,
+            },
+            m2,
+        });
     }
     None
 }
@@ -448,29 +490,47 @@ fn check_block(
 /// `collision_block_callback`).
 pub type OnCollision<'a> = &'a mut dyn FnMut(&Collision, &[u32; 80], &[u32; 80]);
 
+/// What [`after_block`] did.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// No candidate matched.
+    Clean,
+    /// The block is part of an attack; the chaining value is unchanged
+    /// (safe hash off).
+    Detected,
+    /// The block is part of an attack and the safe hash changed the
+    /// chaining value: work done on later blocks from the old one is void.
+    Rehashed,
+}
+
 /// After a block whose filter mask is not zero: the recompressions, then
-/// on a match the safe hash (if on) and the callback. Returns whether
-/// `state` (the block's output) was changed.
+/// on a match the safe hash (if on) and the callback.
 #[cold]
 #[inline(never)]
-pub(crate) fn after_block(
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn after_block<F: Forward>(
     cfg: &DcConfig,
     offset: u64,
     ihv_in: [u32; 5],
     state: &mut [u32; 5],
     w: &Expanded,
     mask: u32,
+    known: Option<TestStates>,
+    fwd: &F,
     on_collision: OnCollision<'_>,
-) -> bool {
-    let Some(f) = check_block(cfg, offset, ihv_in, *state, w, mask) else {
-        return false;
+) -> Verdict {
+    let Some(f) = check_block(cfg, offset, ihv_in, *state, w, mask, known, fwd) else {
+        return Verdict::Clean;
     };
-    if cfg.safe_hash {
+    let verdict = if cfg.safe_hash {
         compress_expanded(state, w);
         compress_expanded(state, w);
-    }
+        Verdict::Rehashed
+    } else {
+        Verdict::Detected
+    };
     on_collision(&f.collision, w, &f.m2);
-    true
+    verdict
 }
 
 /// Which filter the generic block loop runs.
@@ -559,7 +619,18 @@ impl Kernel {
             self.compress(state, block);
             done = at + BLOCK_LEN;
             let off = offset + at as u64;
-            found += u64::from(after_block(cfg, off, ihv_in, state, &w, mask, on_collision));
+            let v = after_block(
+                cfg,
+                off,
+                ihv_in,
+                state,
+                &w,
+                mask,
+                None,
+                &ScalarSteps,
+                on_collision,
+            );
+            found += u64::from(v != Verdict::Clean);
         }
         if blocks.len() > done {
             self.compress(state, &blocks[done..]);
@@ -842,6 +913,75 @@ mod tests {
             let n = step(s, t, w);
             assert_eq!(unstep(n, t, w), s);
             s = n;
+        }
+    }
+
+    /// The reference's recompression: back from the test state, then
+    /// forward, for one DV. Returns (ihv2, out2).
+    fn reference_recompress(st: [u32; 5], m2: &Expanded, tt: usize) -> ([u32; 5], [u32; 5]) {
+        let mut s = st;
+        for t in (0..tt).rev() {
+            s = unstep(s, t, m2[t]);
+        }
+        let ihv2 = s;
+        let f2 = ScalarSteps.forward(st, m2, tt, 80);
+        (ihv2, add(ihv2, f2))
+    }
+
+    #[test]
+    fn forward_only_test_equals_the_references() {
+        // Random blocks give no matches, so build matches too: take the
+        // other block's input from the reference's backward steps and ask
+        // the forward-only check about outputs and inputs that do and do
+        // not fit.
+        let mut x = 0x0123_4567_89AB_CDEFu64;
+        let mut rnd = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u32
+        };
+        for round in 0..200 {
+            let block: [u8; 64] = core::array::from_fn(|_| rnd() as u8);
+            let w = expand(&block);
+            let ihv_in: [u32; 5] = core::array::from_fn(|_| rnd());
+            let mut ihv_out = ihv_in;
+            compress_expanded(&mut ihv_out, &w);
+            let n = round % DVS.len();
+            let dv = &DVS[n];
+            let st = ScalarSteps.forward(ihv_in, &w, 0, dv.test_step);
+            let m2: Expanded = core::array::from_fn(|t| w[t] ^ dv.dm[t]);
+            let (ihv2, out2) = reference_recompress(st, &m2, dv.test_step);
+            let rr = DcConfig {
+                reduced_round: true,
+                ..DcConfig::default()
+            };
+            // As is: neither test holds for random data.
+            assert!(check_block(&rr, 0, ihv_in, ihv_out, &w, 1 << n, None, &ScalarSteps).is_none());
+            // Pretend our output is the other block's: a full match with
+            // the reference's ihv2.
+            let f = check_block(&rr, 0, ihv_in, out2, &w, 1 << n, None, &ScalarSteps)
+                .expect("full match");
+            assert_eq!((f.collision.ihv2, f.collision.reduced_round), (ihv2, false));
+            assert_eq!(f.m2, m2);
+            // Pretend the block's state at the test step is the one m2
+            // reaches from the same input: the reference steps back to our
+            // input, a reduced-round match, reported only when asked for.
+            let fake = ScalarSteps.forward(ihv_in, &m2, 0, dv.test_step);
+            assert_eq!(reference_recompress(fake, &m2, dv.test_step).0, ihv_in);
+            let known = Some(TestStates {
+                s58: fake,
+                s65: fake,
+            });
+            let f = check_block(&rr, 0, ihv_in, ihv_out, &w, 1 << n, known, &ScalarSteps);
+            let f = f.expect("reduced-round match");
+            assert_eq!(
+                (f.collision.ihv2, f.collision.reduced_round),
+                (ihv_in, true)
+            );
+            let plain = DcConfig::default();
+            let none = check_block(&plain, 0, ihv_in, ihv_out, &w, 1 << n, known, &ScalarSteps);
+            assert!(none.is_none());
         }
     }
 

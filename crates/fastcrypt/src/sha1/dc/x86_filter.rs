@@ -36,6 +36,62 @@ const PLAN4: [Chunk<4>; N4] = plan::<4, N4>().0;
 const N8: usize = plan::<8, 0>().1;
 const PLAN8: [Chunk<8>; N8] = plan::<8, N8>().0;
 
+/// Steps `LO..HI` of the SSE2 filter on `w`, or-ed into `kill`: kernels
+/// spread the filter of one block over the rounds of the next.
+///
+/// # Safety
+///
+/// The CPU must have SSE2.
+#[inline(always)]
+pub(crate) unsafe fn sse2_steps<const LO: usize, const HI: usize>(
+    mut kill: __m128i,
+    w: &Expanded,
+) -> __m128i {
+    let p = w.as_ptr();
+    unroll!(N4, |I| {
+        if (LO..HI).contains(&I) {
+            let ch = &PLAN4[I];
+            // SAFETY: `plan` asserts a + delta + 4 <= 80, the length of
+            // `w`; the constant vectors are [u32; 4] fields; the caller
+            // guarantees SSE2.
+            unsafe {
+                let x = _mm_loadu_si128(p.add(ch.a).cast());
+                let y = _mm_loadu_si128(p.add(ch.a + ch.delta).cast());
+                let y = if ch.shl > 0 {
+                    _mm_sll_epi32(y, _mm_cvtsi32_si128(ch.shl as i32))
+                } else {
+                    _mm_srl_epi32(y, _mm_cvtsi32_si128(ch.shr as i32))
+                };
+                let t = _mm_and_si128(_mm_xor_si128(x, y), _mm_loadu_si128(ch.bit.as_ptr().cast()));
+                let ok = _mm_cmpeq_epi32(t, _mm_loadu_si128(ch.expect.as_ptr().cast()));
+                kill = _mm_or_si128(
+                    kill,
+                    _mm_andnot_si128(ok, _mm_loadu_si128(ch.dvs.as_ptr().cast())),
+                );
+            }
+        }
+    });
+    kill
+}
+
+/// The candidate mask from the accumulated failures of [`sse2_steps`].
+///
+/// # Safety
+///
+/// The CPU must have SSE2.
+#[inline(always)]
+pub(crate) unsafe fn sse2_finish(kill: __m128i) -> u32 {
+    // SAFETY: the caller guarantees SSE2.
+    unsafe {
+        let k = _mm_or_si128(kill, _mm_shuffle_epi32(kill, 0x4E));
+        let k = _mm_or_si128(k, _mm_shuffle_epi32(k, 0xB1));
+        !(_mm_cvtsi128_si32(k) as u32)
+    }
+}
+
+/// The number of steps of the SSE2 filter.
+pub(crate) const SSE2_STEPS: usize = N4;
+
 /// The candidate mask of `w`, with SSE2. Equal to [`super::ubc_mask`].
 ///
 /// # Safety
@@ -44,30 +100,64 @@ const PLAN8: [Chunk<8>; N8] = plan::<8, N8>().0;
 #[inline]
 #[target_feature(enable = "sse2")]
 pub(crate) unsafe fn ubc_mask_sse2(w: &Expanded) -> u32 {
+    // SAFETY: SSE2 is enabled here.
+    unsafe { sse2_finish(sse2_steps::<0, N4>(_mm_setzero_si128(), w)) }
+}
+
+/// Steps `LO..HI` of the AVX2 filter on `w`, or-ed into `kill` (folded
+/// to 128 bits). Ends with `vzeroupper`: the SHA extensions have no VEX
+/// form, and legacy-SSE code after 256-bit code with dirty upper halves
+/// ran ~80x slower on the Zen 3 measured.
+///
+/// # Safety
+///
+/// The CPU must have AVX2 and the OS must save ymm state.
+#[inline(always)]
+pub(crate) unsafe fn avx2_steps<const LO: usize, const HI: usize>(
+    kill: __m128i,
+    w: &Expanded,
+) -> __m128i {
     let p = w.as_ptr();
-    let mut kill = _mm_setzero_si128();
-    unroll!(N4, |I| {
-        let ch = &PLAN4[I];
-        // SAFETY: `plan` asserts a + delta + 4 <= 80, the length of `w`;
-        // the constant vectors are [u32; 4] fields.
-        unsafe {
-            let x = _mm_loadu_si128(p.add(ch.a).cast());
-            let y = _mm_loadu_si128(p.add(ch.a + ch.delta).cast());
-            let y = _mm_srl_epi32(
-                _mm_sll_epi32(y, _mm_cvtsi32_si128(ch.shl as i32)),
-                _mm_cvtsi32_si128(ch.shr as i32),
-            );
-            let t = _mm_and_si128(_mm_xor_si128(x, y), _mm_loadu_si128(ch.bit.as_ptr().cast()));
-            let ok = _mm_cmpeq_epi32(t, _mm_loadu_si128(ch.expect.as_ptr().cast()));
-            kill = _mm_or_si128(
-                kill,
-                _mm_andnot_si128(ok, _mm_loadu_si128(ch.dvs.as_ptr().cast())),
-            );
+    // SAFETY: the caller guarantees AVX2.
+    let mut acc = unsafe { _mm256_setzero_si256() };
+    unroll!(N8, |I| {
+        if (LO..HI).contains(&I) {
+            let ch = &PLAN8[I];
+            // SAFETY: `plan` asserts a + delta + 8 <= 80, the length of
+            // `w`; the constant vectors are [u32; 8] fields; the caller
+            // guarantees AVX2.
+            unsafe {
+                let x = _mm256_loadu_si256(p.add(ch.a).cast());
+                let y = _mm256_loadu_si256(p.add(ch.a + ch.delta).cast());
+                let y = if ch.shl > 0 {
+                    _mm256_sll_epi32(y, _mm_cvtsi32_si128(ch.shl as i32))
+                } else {
+                    _mm256_srl_epi32(y, _mm_cvtsi32_si128(ch.shr as i32))
+                };
+                let t = _mm256_and_si256(
+                    _mm256_xor_si256(x, y),
+                    _mm256_loadu_si256(ch.bit.as_ptr().cast()),
+                );
+                let ok = _mm256_cmpeq_epi32(t, _mm256_loadu_si256(ch.expect.as_ptr().cast()));
+                acc = _mm256_or_si256(
+                    acc,
+                    _mm256_andnot_si256(ok, _mm256_loadu_si256(ch.dvs.as_ptr().cast())),
+                );
+            }
         }
     });
-    let k = _mm_or_si128(kill, _mm_shuffle_epi32(kill, 0x4E));
-    let k = _mm_or_si128(k, _mm_shuffle_epi32(k, 0xB1));
-    !(_mm_cvtsi128_si32(k) as u32)
+    // SAFETY: the caller guarantees AVX2.
+    unsafe {
+        let k = _mm_or_si128(
+            kill,
+            _mm_or_si128(
+                _mm256_castsi256_si128(acc),
+                _mm256_extracti128_si256(acc, 1),
+            ),
+        );
+        _mm256_zeroupper();
+        k
+    }
 }
 
 /// The candidate mask of `w`, with AVX2. Equal to [`super::ubc_mask`].
@@ -78,37 +168,8 @@ pub(crate) unsafe fn ubc_mask_sse2(w: &Expanded) -> u32 {
 #[inline]
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn ubc_mask_avx2(w: &Expanded) -> u32 {
-    let p = w.as_ptr();
-    let mut kill = _mm256_setzero_si256();
-    unroll!(N8, |I| {
-        let ch = &PLAN8[I];
-        // SAFETY: `plan` asserts a + delta + 8 <= 80, the length of `w`;
-        // the constant vectors are [u32; 8] fields.
-        unsafe {
-            let x = _mm256_loadu_si256(p.add(ch.a).cast());
-            let y = _mm256_loadu_si256(p.add(ch.a + ch.delta).cast());
-            let y = _mm256_srl_epi32(
-                _mm256_sll_epi32(y, _mm_cvtsi32_si128(ch.shl as i32)),
-                _mm_cvtsi32_si128(ch.shr as i32),
-            );
-            let t = _mm256_and_si256(
-                _mm256_xor_si256(x, y),
-                _mm256_loadu_si256(ch.bit.as_ptr().cast()),
-            );
-            let ok = _mm256_cmpeq_epi32(t, _mm256_loadu_si256(ch.expect.as_ptr().cast()));
-            kill = _mm256_or_si256(
-                kill,
-                _mm256_andnot_si256(ok, _mm256_loadu_si256(ch.dvs.as_ptr().cast())),
-            );
-        }
-    });
-    let k = _mm_or_si128(
-        _mm256_castsi256_si128(kill),
-        _mm256_extracti128_si256(kill, 1),
-    );
-    let k = _mm_or_si128(k, _mm_shuffle_epi32(k, 0x4E));
-    let k = _mm_or_si128(k, _mm_shuffle_epi32(k, 0xB1));
-    !(_mm_cvtsi128_si32(k) as u32)
+    // SAFETY: AVX2 is enabled here.
+    unsafe { sse2_finish(avx2_steps::<0, N8>(_mm_setzero_si128(), w)) }
 }
 
 /// Number of SIMD steps of each filter.
