@@ -868,18 +868,24 @@ impl Sha1Dc {
 
     fn finalize_inner(&mut self) -> DcDigest {
         let len = self.compressed + self.buf_len as u64;
-        let mut tail = [0u8; 2 * BLOCK_LEN];
+        // Pad in place, as `Sha1` does: when the length no longer fits,
+        // the kernel gets this block and a second one from the stack. (A
+        // zeroed 128-byte stack copy wiped with `zeroize` cost more than
+        // the compression for short messages.)
         let n = self.buf_len;
-        tail[..n].copy_from_slice(&self.buf[..n]);
-        tail[n] = 0x80;
-        let end = if n < BLOCK_LEN - 8 {
-            BLOCK_LEN
+        self.buf[n] = 0x80;
+        self.buf[n + 1..].fill(0);
+        let bits = len.wrapping_mul(8).to_be_bytes();
+        if n < BLOCK_LEN - 8 {
+            self.buf[BLOCK_LEN - 8..].copy_from_slice(&bits);
+            let buf = self.buf;
+            self.blocks(&buf);
         } else {
-            2 * BLOCK_LEN
-        };
-        tail[end - 8..end].copy_from_slice(&len.wrapping_mul(8).to_be_bytes());
-        self.blocks(&tail[..end]);
-        tail.zeroize();
+            let mut two = [0u8; 2 * BLOCK_LEN];
+            two[..BLOCK_LEN].copy_from_slice(&self.buf);
+            two[2 * BLOCK_LEN - 8..].copy_from_slice(&bits);
+            self.blocks(&two);
+        }
         DcDigest {
             digest: state_to_bytes(&self.state),
             collision: self.first,
@@ -896,9 +902,36 @@ impl Sha1Dc {
 /// assert_eq!(out.ok(), Ok(fastcrypt::sha1::digest(b"abc")));
 /// ```
 pub fn digest_dc(data: &[u8]) -> DcDigest {
-    let mut h = Sha1Dc::new();
-    h.update(data);
-    h.finalize()
+    // No hasher object, as `sha1::digest`: whole blocks straight from
+    // `data`, then the padded tail from the stack.
+    let (_, kernel) = Backend::auto();
+    let cfg = DcConfig::default();
+    let mut state = IV;
+    let mut first = None;
+    let mut on = |c: &Collision, _: &Expanded, _: &Expanded| {
+        first.get_or_insert(*c);
+    };
+    let whole = data.len() / BLOCK_LEN * BLOCK_LEN;
+    let mut collisions = 0;
+    if whole > 0 {
+        collisions += kernel.compress_dc(&cfg, &mut state, 0, &data[..whole], &mut on);
+    }
+    let rest = &data[whole..];
+    let mut tail = [0u8; 2 * BLOCK_LEN];
+    tail[..rest.len()].copy_from_slice(rest);
+    tail[rest.len()] = 0x80;
+    let n = if rest.len() < BLOCK_LEN - 8 {
+        BLOCK_LEN
+    } else {
+        2 * BLOCK_LEN
+    };
+    tail[n - 8..n].copy_from_slice(&(data.len() as u64).wrapping_mul(8).to_be_bytes());
+    collisions += kernel.compress_dc(&cfg, &mut state, whole as u64, &tail[..n], &mut on);
+    DcDigest {
+        digest: state_to_bytes(&state),
+        collision: first,
+        collisions,
+    }
 }
 
 #[cfg(test)]
