@@ -539,10 +539,12 @@ enum Filter {
     /// Every DV is a candidate (`DcConfig::ubc` off).
     Off,
     Portable,
+    /// SSSE3 expansion, SSE2 filter.
     #[cfg(fastcrypt_x86)]
-    Sse2(crate::cpu::Sse2Token),
+    Ssse3(crate::cpu::Ssse3Token),
+    /// SSSE3 expansion, AVX2 filter.
     #[cfg(fastcrypt_x86)]
-    Avx2(crate::cpu::Avx2MulToken),
+    Avx2(crate::cpu::Ssse3Token, crate::cpu::Avx2MulToken),
 }
 
 impl Filter {
@@ -552,28 +554,36 @@ impl Filter {
         }
         #[cfg(fastcrypt_x86)]
         if !matches!(kernel, Kernel::Portable) {
-            if let Some(t) = crate::cpu::Avx2MulToken::get() {
-                return Filter::Avx2(t);
-            }
-            if let Some(t) = crate::cpu::Sse2Token::get() {
-                return Filter::Sse2(t);
+            if let Some(s) = crate::cpu::Ssse3Token::get() {
+                return match crate::cpu::Avx2MulToken::get() {
+                    Some(a) => Filter::Avx2(s, a),
+                    None => Filter::Ssse3(s),
+                };
             }
         }
         let _ = kernel;
         Filter::Portable
     }
 
+    /// Expands `block` into `w` and returns its candidate mask.
     #[inline]
-    fn mask(self, w: &Expanded) -> u32 {
+    fn expand_and_mask(self, block: &[u8], w: &mut Expanded) -> u32 {
         match self {
-            Filter::Off => !0,
-            Filter::Portable => ubc_mask(w),
-            // SAFETY: the token proves SSE2.
+            Filter::Off => {
+                *w = expand(block);
+                !0
+            }
+            Filter::Portable => {
+                *w = expand(block);
+                ubc_mask(w)
+            }
+            // SAFETY: the token proves SSSE3; blocks are 64 bytes.
             #[cfg(fastcrypt_x86)]
-            Filter::Sse2(_) => unsafe { x86_filter::ubc_mask_sse2(w) },
-            // SAFETY: the token proves AVX2 and OS ymm support.
+            Filter::Ssse3(_) => unsafe { x86_filter::expand_and_mask_ssse3(block, w) },
+            // SAFETY: the token proves AVX2 with OS ymm support; blocks are
+            // 64 bytes.
             #[cfg(fastcrypt_x86)]
-            Filter::Avx2(_) => unsafe { x86_filter::ubc_mask_avx2(w) },
+            Filter::Avx2(..) => unsafe { x86_filter::expand_and_mask_avx2(block, w) },
         }
     }
 }
@@ -605,9 +615,9 @@ impl Kernel {
         let filter = Filter::for_kernel(self, cfg);
         let mut found = 0;
         let mut done = 0;
+        let mut w: Expanded = [0; 80];
         for (n, block) in blocks.chunks_exact(BLOCK_LEN).enumerate() {
-            let w = expand(block);
-            let mask = filter.mask(&w);
+            let mask = filter.expand_and_mask(block, &mut w);
             if mask == 0 {
                 continue;
             }

@@ -172,6 +172,74 @@ pub(crate) unsafe fn ubc_mask_avx2(w: &Expanded) -> u32 {
     unsafe { sse2_finish(avx2_steps::<0, N8>(_mm_setzero_si128(), w)) }
 }
 
+/// The expanded message of a 64-byte block, four words per step: the
+/// schedule of the kernels whose rounds do not hand theirs out.
+///
+/// # Safety
+///
+/// The CPU must have SSSE3; `block` must be 64 bytes long.
+#[inline(always)]
+pub(crate) unsafe fn expand_ssse3(block: &[u8], w: &mut Expanded) {
+    debug_assert_eq!(block.len(), 64);
+    // SAFETY: the caller guarantees SSSE3 (and so SSE2) and 64 bytes.
+    unsafe {
+        let bswap = _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
+        let mut v = [_mm_setzero_si128(); 20];
+        let p = block.as_ptr();
+        for (i, vi) in v.iter_mut().take(4).enumerate() {
+            *vi = _mm_shuffle_epi8(_mm_loadu_si128(p.add(16 * i).cast()), bswap);
+        }
+        for k in 4..20 {
+            // Words 4k..4k+4: W[t-16] ^ W[t-14] ^ W[t-8] ^ W[t-3], rotated;
+            // the last lane's W[t-3] is this vector's first word, patched in.
+            let a = v[k - 4];
+            let b = _mm_alignr_epi8(v[k - 3], v[k - 4], 8);
+            let c = v[k - 2];
+            let d = _mm_srli_si128(v[k - 1], 4);
+            let x = _mm_xor_si128(_mm_xor_si128(a, b), _mm_xor_si128(c, d));
+            let r = _mm_or_si128(_mm_slli_epi32(x, 1), _mm_srli_epi32(x, 31));
+            let f = _mm_slli_si128(r, 12);
+            let f = _mm_or_si128(_mm_slli_epi32(f, 1), _mm_srli_epi32(f, 31));
+            v[k] = _mm_xor_si128(r, f);
+        }
+        for (k, vk) in v.iter().enumerate() {
+            _mm_storeu_si128(w.as_mut_ptr().add(4 * k).cast(), *vk);
+        }
+    }
+}
+
+/// Expands `block` into `w` and returns its candidate mask, with SSSE3
+/// and SSE2.
+///
+/// # Safety
+///
+/// The CPU must have SSSE3; `block` must be 64 bytes long.
+#[target_feature(enable = "ssse3")]
+pub(crate) unsafe fn expand_and_mask_ssse3(block: &[u8], w: &mut Expanded) -> u32 {
+    // SAFETY: SSSE3 is enabled; the caller guarantees the length.
+    unsafe {
+        expand_ssse3(block, w);
+        sse2_finish(sse2_steps::<0, N4>(_mm_setzero_si128(), w))
+    }
+}
+
+/// Expands `block` into `w` and returns its candidate mask, with SSSE3
+/// and AVX2.
+///
+/// # Safety
+///
+/// The CPU must have AVX2 (and so SSSE3) with OS ymm support; `block` must
+/// be 64 bytes long.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn expand_and_mask_avx2(block: &[u8], w: &mut Expanded) -> u32 {
+    // SAFETY: AVX2 (with SSSE3) is enabled; the caller guarantees the
+    // length.
+    unsafe {
+        expand_ssse3(block, w);
+        sse2_finish(avx2_steps::<0, N8>(_mm_setzero_si128(), w))
+    }
+}
+
 /// Number of SIMD steps of each filter.
 #[cfg(test)]
 const STEPS: (usize, usize) = (N4, N8);
@@ -200,6 +268,18 @@ mod tests {
             if crate::cpu::Sse2Token::get().is_some() {
                 // SAFETY: SSE2 was just detected.
                 assert_eq!(unsafe { ubc_mask_sse2(&w) }, want);
+            }
+            if crate::cpu::Ssse3Token::get().is_some() {
+                let mut v = [0; 80];
+                // SAFETY: SSSE3 was just detected; the block is 64 bytes.
+                assert_eq!(unsafe { expand_and_mask_ssse3(&block, &mut v) }, want);
+                assert_eq!(v, w);
+            }
+            if crate::cpu::Avx2MulToken::get().is_some() {
+                let mut v = [0; 80];
+                // SAFETY: AVX2 and OS ymm support were just detected.
+                assert_eq!(unsafe { expand_and_mask_avx2(&block, &mut v) }, want);
+                assert_eq!(v, w);
             }
             if crate::cpu::Avx2MulToken::get().is_some() {
                 // SAFETY: AVX2 and OS ymm support were just detected.
