@@ -176,27 +176,12 @@ impl Sha1 {
         self.update_slice(data.as_ref());
     }
 
-    fn update_slice(&mut self, mut data: &[u8]) {
-        if self.buf_len > 0 {
-            let take = (BLOCK_LEN - self.buf_len).min(data.len());
-            self.buf[self.buf_len..self.buf_len + take].copy_from_slice(&data[..take]);
-            self.buf_len += take;
-            data = &data[take..];
-            if self.buf_len < BLOCK_LEN {
-                return;
-            }
-            self.kernel.compress(&mut self.state, &self.buf);
-            self.compressed += BLOCK_LEN as u64;
-            self.buf_len = 0;
-        }
-        let whole = data.len() / BLOCK_LEN * BLOCK_LEN;
-        if whole > 0 {
-            self.kernel.compress(&mut self.state, &data[..whole]);
-            self.compressed += whole as u64;
-        }
-        let rest = &data[whole..];
-        self.buf[..rest.len()].copy_from_slice(rest);
-        self.buf_len = rest.len();
+    fn update_slice(&mut self, data: &[u8]) {
+        let (state, compressed, kernel) = (&mut self.state, &mut self.compressed, self.kernel);
+        absorb(&mut self.buf, &mut self.buf_len, data, |blocks| {
+            kernel.compress(state, blocks);
+            *compressed += blocks.len() as u64;
+        });
     }
 
     /// Pads, compresses the last block(s) and returns the digest.
@@ -239,6 +224,37 @@ impl Sha1 {
         }
         state_to_bytes(&self.state)
     }
+}
+
+/// Feeds `data` through a one-block buffer holding `*buf_len` bytes:
+/// `compress` gets the buffered block once it is full, then all the whole
+/// blocks of `data` in one call; the rest stays buffered. The update of
+/// every SHA-1 hasher.
+#[inline(always)]
+pub(crate) fn absorb(
+    buf: &mut [u8; BLOCK_LEN],
+    buf_len: &mut usize,
+    mut data: &[u8],
+    mut compress: impl FnMut(&[u8]),
+) {
+    if *buf_len > 0 {
+        let take = (BLOCK_LEN - *buf_len).min(data.len());
+        buf[*buf_len..*buf_len + take].copy_from_slice(&data[..take]);
+        *buf_len += take;
+        data = &data[take..];
+        if *buf_len < BLOCK_LEN {
+            return;
+        }
+        compress(&buf[..]);
+        *buf_len = 0;
+    }
+    let whole = data.len() / BLOCK_LEN * BLOCK_LEN;
+    if whole > 0 {
+        compress(&data[..whole]);
+    }
+    let rest = &data[whole..];
+    buf[..rest.len()].copy_from_slice(rest);
+    *buf_len = rest.len();
 }
 
 pub(crate) fn state_to_bytes(state: &[u32; 5]) -> [u8; DIGEST_LEN] {

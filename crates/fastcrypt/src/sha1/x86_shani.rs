@@ -26,6 +26,28 @@ pub(super) fn compress(_token: ShaNiToken, state: &mut [u32; 5], blocks: &[u8]) 
     unsafe { compress_shani(state, blocks) }
 }
 
+/// The block's 16 message words, big-endian, word 0 in the top lane of
+/// the first vector.
+///
+/// # Safety
+///
+/// The CPU must have SSSE3; `block` must be 64 bytes long.
+#[inline(always)]
+unsafe fn load_block(block: &[u8], bswap: __m128i) -> [__m128i; 4] {
+    debug_assert_eq!(block.len(), 64);
+    let p = block.as_ptr();
+    // SAFETY: each load reads 16 of the 64 bytes; the caller guarantees
+    // SSSE3.
+    unsafe {
+        [
+            _mm_shuffle_epi8(_mm_loadu_si128(p.cast()), bswap),
+            _mm_shuffle_epi8(_mm_loadu_si128(p.add(16).cast()), bswap),
+            _mm_shuffle_epi8(_mm_loadu_si128(p.add(32).cast()), bswap),
+            _mm_shuffle_epi8(_mm_loadu_si128(p.add(48).cast()), bswap),
+        ]
+    }
+}
+
 /// One group of four rounds (`$i` = 0..=19) and the schedule work that
 /// overlaps it. `$e_in` holds the E input of this group, `$e_out` receives
 /// the saved ABCD that yields the next group's E.
@@ -68,16 +90,8 @@ unsafe fn compress_shani(state: &mut [u32; 5], blocks: &[u8]) {
     for block in blocks.chunks_exact(64) {
         let abcd_save = abcd;
         let e_save = e0;
-        let p = block.as_ptr();
-        // SAFETY: `block` is 64 bytes long; each load reads 16 of them.
-        let mut m = unsafe {
-            [
-                _mm_shuffle_epi8(_mm_loadu_si128(p.cast()), bswap),
-                _mm_shuffle_epi8(_mm_loadu_si128(p.add(16).cast()), bswap),
-                _mm_shuffle_epi8(_mm_loadu_si128(p.add(32).cast()), bswap),
-                _mm_shuffle_epi8(_mm_loadu_si128(p.add(48).cast()), bswap),
-            ]
-        };
+        // SAFETY: SSSE3 is enabled; the block is 64 bytes.
+        let mut m = unsafe { load_block(block, bswap) };
         let mut e1;
         quad!(0, abcd, e0, e1, m, 0);
         quad!(1, abcd, e1, e0, m, 0);
@@ -299,16 +313,8 @@ macro_rules! dc_shani_loop {
             };
             let abcd_save = abcd;
             let e_save = e0;
-            let p = block.as_ptr();
-            // SAFETY: `block` is 64 bytes long; each load reads 16 of them.
-            let mut m = unsafe {
-                [
-                    _mm_shuffle_epi8(_mm_loadu_si128(p.cast()), bswap),
-                    _mm_shuffle_epi8(_mm_loadu_si128(p.add(16).cast()), bswap),
-                    _mm_shuffle_epi8(_mm_loadu_si128(p.add(32).cast()), bswap),
-                    _mm_shuffle_epi8(_mm_loadu_si128(p.add(48).cast()), bswap),
-                ]
-            };
+            // SAFETY: SSSE3 is enabled; the block is 64 bytes.
+            let mut m = unsafe { load_block(block, bswap) };
             let mut kill = $zero;
             let mut g = [_mm_setzero_si128(); 4];
             let mut e1;

@@ -831,26 +831,11 @@ impl Sha1Dc {
         self.compressed += blocks.len() as u64;
     }
 
-    fn update_slice(&mut self, mut data: &[u8]) {
-        if self.buf_len > 0 {
-            let take = (BLOCK_LEN - self.buf_len).min(data.len());
-            self.buf[self.buf_len..self.buf_len + take].copy_from_slice(&data[..take]);
-            self.buf_len += take;
-            data = &data[take..];
-            if self.buf_len < BLOCK_LEN {
-                return;
-            }
-            let buf = self.buf;
-            self.blocks(&buf);
-            self.buf_len = 0;
-        }
-        let whole = data.len() / BLOCK_LEN * BLOCK_LEN;
-        if whole > 0 {
-            self.blocks(&data[..whole]);
-        }
-        let rest = &data[whole..];
-        self.buf[..rest.len()].copy_from_slice(rest);
-        self.buf_len = rest.len();
+    fn update_slice(&mut self, data: &[u8]) {
+        // The buffer travels by value so that `blocks` may borrow `self`.
+        let (mut buf, mut buf_len) = (self.buf, self.buf_len);
+        super::absorb(&mut buf, &mut buf_len, data, |blocks| self.blocks(blocks));
+        (self.buf, self.buf_len) = (buf, buf_len);
     }
 
     /// Pads, compresses the last block(s) (with detection, as the
