@@ -217,29 +217,18 @@ impl SHA1_CTX {
                 };
             }
         };
-        // `fastest()` is always available; the portable kernel is the
-        // fallback should that ever change. `compress_dc` reports an
-        // unavailable backend before compressing anything, so a retry
-        // starts from the same state.
-        let mut done = sha1::compress_dc(
+        // `fastest()` is always a backend this CPU runs, so this cannot
+        // fail; if it ever did, nothing was compressed.
+        if sha1::compress_dc(
             Backend::fastest(),
             &config,
             ihv,
             offset,
             blocks,
             &mut on_collision,
-        );
-        if done.is_err() {
-            done = sha1::compress_dc(
-                Backend::Portable,
-                &config,
-                ihv,
-                offset,
-                blocks,
-                &mut on_collision,
-            );
-        }
-        if done.is_err() {
+        )
+        .is_err()
+        {
             fatal("no SHA-1 kernel can run on this CPU");
         }
     }

@@ -368,18 +368,9 @@ fn add(x: [u32; 5], y: [u32; 5]) -> [u32; 5] {
     core::array::from_fn(|i| x[i].wrapping_add(y[i]))
 }
 
-/// The working state before step `upto` of a block with input `ihv`.
-fn state_before(ihv: [u32; 5], w: &Expanded, upto: usize) -> [u32; 5] {
-    let mut s = ihv;
-    for (t, wt) in w.iter().enumerate().take(upto) {
-        s = step(s, t, *wt);
-    }
-    s
-}
-
 /// SHA-1's compression of an already expanded block.
 fn compress_expanded(ihv: &mut [u32; 5], w: &Expanded) {
-    let s = state_before(*ihv, w, 80);
+    let s = ScalarSteps.forward(*ihv, w, 0, 80);
     *ihv = add(*ihv, s);
 }
 
