@@ -251,6 +251,7 @@ pub(crate) fn ubc_mask(w: &Expanded) -> u32 {
 /// none: an empty lane has `dvs == 0`). Lane `k` fails when
 /// `(W[a+k] ^ (W[a+k+delta] << shl >> shr)) & bit != expect`, and a failure
 /// clears the lane's `dvs`.
+#[cfg(fastcrypt_x86)]
 #[derive(Clone, Copy)]
 pub(crate) struct Chunk<const L: usize> {
     pub(crate) a: usize,
@@ -265,6 +266,7 @@ pub(crate) struct Chunk<const L: usize> {
 /// Packs [`UBC`] into `L`-lane chunks, greedily in table order (the table
 /// is sorted by `a`). With `N == 0` it only counts them. Built at compile
 /// time, so the SIMD filters follow the one table.
+#[cfg(fastcrypt_x86)]
 pub(crate) const fn plan<const L: usize, const N: usize>() -> ([Chunk<L>; N], usize) {
     let empty = Chunk {
         a: 0,
@@ -390,6 +392,7 @@ pub(crate) struct TestStates {
 
 /// The state before step `t + 1` from the state before step `t`: for
 /// kernels that saved the state a step or two before a test step.
+#[cfg(fastcrypt_x86)]
 pub(crate) fn step_from(s: [u32; 5], t: usize, w: &Expanded) -> [u32; 5] {
     step(s, t, w[t])
 }
