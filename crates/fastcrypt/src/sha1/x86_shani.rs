@@ -355,7 +355,7 @@ macro_rules! dc_shani_loop {
             };
             if let Some(fl) = prev {
                 // SAFETY: SSE2 is enabled; `wp` holds block n - 1's schedule.
-                let (mask, w) = unsafe { ($finish(kill), &*wp) };
+                let (mask, w) = unsafe { ($finish(kill, &*wp), &*wp) };
                 dc_verdict!(
                     n - 1,
                     fl,

@@ -25,6 +25,27 @@
 //! the tables come from it (see `tables.rs`).
 
 mod tables;
+
+/// Runs `$body` with `$i` bound to each constant index below `$n` (at
+/// most 64), so every step's shift counts and lane constants are
+/// immediates rather than loads from a table.
+macro_rules! unroll {
+    ($n:expr, |$i:ident| $body:block) => {
+        unroll!(@ $n, $i, $body, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23
+            24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50
+            51 52 53 54 55 56 57 58 59 60 61 62 63)
+    };
+    (@ $n:expr, $i:ident, $body:block, $($k:literal)*) => {
+        const _: () = assert!($n <= 64);
+        $(
+            if $k < $n {
+                const $i: usize = if $k < $n { $k } else { 0 };
+                $body
+            }
+        )*
+    };
+}
+
 #[cfg(fastcrypt_x86)]
 pub(crate) mod x86_filter;
 
@@ -234,8 +255,9 @@ pub(crate) fn expand(block: &[u8]) -> Expanded {
 }
 
 /// The candidate mask (bit n = `DVS[n]`) of the unavoidable bit
-/// conditions: the portable reference every SIMD filter is tested
-/// against. Branch-free: every condition is evaluated.
+/// conditions, straight from the table: the oracle every filter is tested
+/// against.
+#[cfg(test)]
 pub(crate) fn ubc_mask(w: &Expanded) -> u32 {
     let mut kill = 0u32;
     for u in UBC.iter() {
@@ -245,13 +267,12 @@ pub(crate) fn ubc_mask(w: &Expanded) -> u32 {
     !kill
 }
 
-/// One SIMD step of the filter: `L` conditions that share the distance
+/// One step of a filter: `L` conditions that share the distance
 /// `delta = b - a` and the shift that brings bit `j` of `W[b]` to bit `i`,
 /// for the consecutive words `W[a..a + L]` (one condition per lane, or
 /// none: an empty lane has `dvs == 0`). Lane `k` fails when
 /// `(W[a+k] ^ (W[a+k+delta] << shl >> shr)) & bit != expect`, and a failure
 /// clears the lane's `dvs`.
-#[cfg(fastcrypt_x86)]
 #[derive(Clone, Copy)]
 pub(crate) struct Chunk<const L: usize> {
     pub(crate) a: usize,
@@ -261,13 +282,29 @@ pub(crate) struct Chunk<const L: usize> {
     pub(crate) bit: [u32; L],
     pub(crate) expect: [u32; L],
     pub(crate) dvs: [u32; L],
+    /// Which conditions of [`UBC`] the lanes test (`NONE` for none).
+    cond: [u8; L],
 }
 
-/// Packs [`UBC`] into `L`-lane chunks, greedily in table order (the table
-/// is sorted by `a`). With `N == 0` it only counts them. Built at compile
-/// time, so the SIMD filters follow the one table.
-#[cfg(fastcrypt_x86)]
-pub(crate) const fn plan<const L: usize, const N: usize>() -> ([Chunk<L>; N], usize) {
+const NONE: u8 = u8::MAX;
+
+/// The shifts of a condition as a chunk applies them.
+const fn shifts(u: &Ubc) -> (u32, u32) {
+    if u.i >= u.j {
+        ((u.i - u.j) as u32, 0)
+    } else {
+        (0, (u.j - u.i) as u32)
+    }
+}
+
+/// Packs [`UBC`] into `L`-lane chunks (greedily in table order, which is
+/// sorted by `a`), then orders them so that each step removes the most
+/// candidates expected to survive the steps before it: a DV that `k`
+/// earlier conditions tested survives them with probability `2^-k`.
+/// Returns the number of chunks and the first `N` of them: a filter runs
+/// a prefix of them, [`Tail`] the rest for the rare survivors. Built at
+/// compile time, so every filter follows the one table.
+pub(crate) const fn plan<const L: usize, const N: usize>() -> (usize, [Chunk<L>; N]) {
     let empty = Chunk {
         a: 0,
         delta: 0,
@@ -276,8 +313,9 @@ pub(crate) const fn plan<const L: usize, const N: usize>() -> ([Chunk<L>; N], us
         bit: [0; L],
         expect: [0; L],
         dvs: [0; L],
+        cond: [NONE; L],
     };
-    let mut out = [empty; N];
+    let mut all = [empty; UBC.len()];
     let mut used = [false; UBC.len()];
     let mut n = 0;
     let mut k = 0;
@@ -287,20 +325,12 @@ pub(crate) const fn plan<const L: usize, const N: usize>() -> ([Chunk<L>; N], us
             let mut ch = empty;
             ch.a = u.a as usize;
             ch.delta = (u.b - u.a) as usize;
-            if u.i >= u.j {
-                ch.shl = (u.i - u.j) as u32;
-            } else {
-                ch.shr = (u.j - u.i) as u32;
-            }
+            (ch.shl, ch.shr) = shifts(u);
             let mut m = k;
             while m < UBC.len() {
                 let v = &UBC[m];
                 let lane = (v.a as usize).wrapping_sub(ch.a);
-                let (shl, shr) = if v.i >= v.j {
-                    ((v.i - v.j) as u32, 0)
-                } else {
-                    (0, (v.j - v.i) as u32)
-                };
+                let (shl, shr) = shifts(v);
                 if !used[m]
                     && (v.b - v.a) as usize == ch.delta
                     && shl == ch.shl
@@ -311,20 +341,155 @@ pub(crate) const fn plan<const L: usize, const N: usize>() -> ([Chunk<L>; N], us
                     ch.bit[lane] = 1 << v.i;
                     ch.expect[lane] = (v.c as u32) << v.i;
                     ch.dvs[lane] = v.dvs;
+                    ch.cond[lane] = m as u8;
                     used[m] = true;
                 }
                 m += 1;
             }
             // Every load stays inside W[0..80].
             assert!(ch.a + ch.delta + L <= 80);
-            if n < N {
-                out[n] = ch;
-            }
+            all[n] = ch;
             n += 1;
         }
         k += 1;
     }
-    (out, n)
+    assert!(N <= n);
+    // Greedy order. `tested[d]`: how many chosen conditions test DV d.
+    let mut tested = [0u32; 32];
+    let mut taken = [false; UBC.len()];
+    let mut out = [empty; N];
+    let mut step = 0;
+    while step < N {
+        let mut best = 0;
+        let mut best_gain = 0u64;
+        let mut c = 0;
+        while c < n {
+            if !taken[c] {
+                let mut gain = 0u64;
+                let mut d = 0;
+                while d < 32 {
+                    let mut hits = 0;
+                    let mut l = 0;
+                    while l < L {
+                        hits += all[c].dvs[l] >> d & 1;
+                        l += 1;
+                    }
+                    let alive = 1u64 << (48 - if tested[d] < 48 { tested[d] } else { 48 });
+                    gain += alive - (alive >> hits);
+                    d += 1;
+                }
+                if gain > best_gain {
+                    best = c;
+                    best_gain = gain;
+                }
+            }
+            c += 1;
+        }
+        assert!(!taken[best]);
+        taken[best] = true;
+        let mut l = 0;
+        while l < L {
+            let mut d = 0;
+            while d < 32 {
+                tested[d] += all[best].dvs[l] >> d & 1;
+                d += 1;
+            }
+            l += 1;
+        }
+        out[step] = all[best];
+        step += 1;
+    }
+    (n, out)
+}
+
+/// For each DV, the conditions that the first `P` chunks of an `L`-lane
+/// [`plan`] leave untested: what decides the rare blocks whose mask is not
+/// zero after that prefix.
+pub(crate) struct Tail {
+    conds: [[u8; 16]; 32],
+    len: [u8; 32],
+}
+
+impl Tail {
+    pub(crate) const fn new<const L: usize, const P: usize>() -> Tail {
+        let (_, prefix) = plan::<L, P>();
+        let mut in_prefix = [false; UBC.len()];
+        let mut c = 0;
+        while c < P {
+            let mut l = 0;
+            while l < L {
+                if prefix[c].cond[l] != NONE {
+                    in_prefix[prefix[c].cond[l] as usize] = true;
+                }
+                l += 1;
+            }
+            c += 1;
+        }
+        let mut t = Tail {
+            conds: [[NONE; 16]; 32],
+            len: [0; 32],
+        };
+        let mut k = 0;
+        while k < UBC.len() {
+            if !in_prefix[k] {
+                let mut d = 0;
+                while d < 32 {
+                    if UBC[k].dvs >> d & 1 == 1 {
+                        t.conds[d][t.len[d] as usize] = k as u8;
+                        t.len[d] += 1;
+                    }
+                    d += 1;
+                }
+            }
+            k += 1;
+        }
+        t
+    }
+
+    /// The candidate mask of `w` from the prefix's `mask`: each candidate
+    /// left is tested against its remaining conditions.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn finish(&self, w: &Expanded, mask: u32) -> u32 {
+        let mut out = mask;
+        let mut rest = mask;
+        while rest != 0 {
+            let d = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            for &k in &self.conds[d][..self.len[d] as usize] {
+                let u = &UBC[k as usize];
+                if ((w[u.a as usize] >> u.i) ^ (w[u.b as usize] >> u.j) ^ u.c as u32) & 1 != 0 {
+                    out &= !(1 << d);
+                    break;
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Portable steps of the filter, one condition each, before [`TAIL1`].
+const PREFIX1: usize = 40;
+const PLAN1: [Chunk<1>; PREFIX1] = plan::<1, PREFIX1>().1;
+static TAIL1: Tail = Tail::new::<1, PREFIX1>();
+
+/// The candidate mask, as [`ubc_mask`], for the portable backend: the
+/// conditions that rule out the most first, the rest only for what they
+/// leave.
+pub(crate) fn ubc_mask_portable(w: &Expanded) -> u32 {
+    let mut kill = 0u32;
+    unroll!(PREFIX1, |I| {
+        let ch = &PLAN1[I];
+        let y = w[ch.a + ch.delta] << ch.shl >> ch.shr;
+        let fail = (w[ch.a] ^ y) & ch.bit[0] != ch.expect[0];
+        kill |= (fail as u32).wrapping_neg() & ch.dvs[0];
+    });
+    let mask = !kill;
+    if mask == 0 {
+        0
+    } else {
+        TAIL1.finish(w, mask)
+    }
 }
 
 const K: [u32; 4] = [0x5A82_7999, 0x6ED9_EBA1, 0x8F1B_BCDC, 0xCA62_C1D6];
@@ -527,61 +692,6 @@ pub(crate) fn after_block<F: Forward>(
     verdict
 }
 
-/// Which filter the generic block loop runs.
-#[derive(Clone, Copy)]
-enum Filter {
-    /// Every DV is a candidate (`DcConfig::ubc` off).
-    Off,
-    Portable,
-    /// SSSE3 expansion, SSE2 filter.
-    #[cfg(fastcrypt_x86)]
-    Ssse3(crate::cpu::Ssse3Token),
-    /// SSSE3 expansion, AVX2 filter.
-    #[cfg(fastcrypt_x86)]
-    Avx2(crate::cpu::Ssse3Token, crate::cpu::Avx2MulToken),
-}
-
-impl Filter {
-    fn for_kernel(kernel: Kernel, cfg: &DcConfig) -> Filter {
-        if !cfg.ubc {
-            return Filter::Off;
-        }
-        #[cfg(fastcrypt_x86)]
-        if !matches!(kernel, Kernel::Portable) {
-            if let Some(s) = crate::cpu::Ssse3Token::get() {
-                return match crate::cpu::Avx2MulToken::get() {
-                    Some(a) => Filter::Avx2(s, a),
-                    None => Filter::Ssse3(s),
-                };
-            }
-        }
-        let _ = kernel;
-        Filter::Portable
-    }
-
-    /// Expands `block` into `w` and returns its candidate mask.
-    #[inline]
-    fn expand_and_mask(self, block: &[u8], w: &mut Expanded) -> u32 {
-        match self {
-            Filter::Off => {
-                *w = expand(block);
-                !0
-            }
-            Filter::Portable => {
-                *w = expand(block);
-                ubc_mask(w)
-            }
-            // SAFETY: the token proves SSSE3; blocks are 64 bytes.
-            #[cfg(fastcrypt_x86)]
-            Filter::Ssse3(_) => unsafe { x86_filter::expand_and_mask_ssse3(block, w) },
-            // SAFETY: the token proves AVX2 with OS ymm support; blocks are
-            // 64 bytes.
-            #[cfg(fastcrypt_x86)]
-            Filter::Avx2(..) => unsafe { x86_filter::expand_and_mask_avx2(block, w) },
-        }
-    }
-}
-
 impl Kernel {
     /// Compresses whole blocks with detection; returns how many blocks
     /// were found to be part of an attack. `offset` is the byte offset of
@@ -600,18 +710,34 @@ impl Kernel {
             return 0;
         }
         #[cfg(fastcrypt_x86)]
-        if let (Kernel::Shani(t), true) = (self, cfg.ubc) {
-            return super::x86_shani::compress_dc(t, cfg, state, offset, blocks, on_collision);
+        match (self, cfg.ubc) {
+            (Kernel::Shani(t), true) => {
+                return super::x86_shani::compress_dc(t, cfg, state, offset, blocks, on_collision)
+            }
+            (Kernel::Ssse3(t), true) => {
+                return super::x86_ssse3::compress_dc(t, cfg, state, offset, blocks, on_collision)
+            }
+            (Kernel::Avx2(t), true) => {
+                return super::x86_ssse3::compress_dc_avx2(
+                    t,
+                    cfg,
+                    state,
+                    offset,
+                    blocks,
+                    on_collision,
+                )
+            }
+            _ => {}
         }
-        // The filter needs only the message, not the chaining value: run
-        // it ahead, and compress the blocks between two candidates in one
+        // The portable kernel, and any kernel with the filter off. The
+        // filter needs only the message, not the chaining value: run it
+        // ahead, and compress the blocks between two candidates in one
         // bulk kernel call.
-        let filter = Filter::for_kernel(self, cfg);
         let mut found = 0;
         let mut done = 0;
-        let mut w: Expanded = [0; 80];
         for (n, block) in blocks.chunks_exact(BLOCK_LEN).enumerate() {
-            let mask = filter.expand_and_mask(block, &mut w);
+            let w = expand(block);
+            let mask = if cfg.ubc { ubc_mask_portable(&w) } else { !0 };
             if mask == 0 {
                 continue;
             }
