@@ -13,8 +13,8 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use super::dc::{
-    after_block, step_from, x86_filter, DcConfig, Expanded, Forward, OnCollision, TestStates,
-    Verdict,
+    after_block, dv_difference, step, step_from, unstep, x86_filter, DcConfig, Expanded, Forward,
+    OnCollision, TestStates, Verdict,
 };
 use crate::cpu::{Avx2MulToken, ShaNiToken};
 
@@ -168,17 +168,71 @@ macro_rules! store_w {
     };
 }
 
-/// How many filter steps run after each of the 20 round groups.
-const PER_GROUP_SSE2: usize = x86_filter::SSE2_STEPS.div_ceil(20);
+/// How many steps of the SSE2 filter run on every block, a share after
+/// each of the 20 round groups. Fewer steps leave more blocks to the
+/// tail, whose branch the core mispredicts; more take issue slots from
+/// the round chain. Measured on an AMD EPYC Zen 3 (8 KiB of random data,
+/// detection / plain, medians of 201 paired runs, each prefix against
+/// 24 in the same process): 10 steps 0.88x, 13 and 24 0.90x, 16 0.92x,
+/// 40 0.90x.
+const PREFIX: usize = 16;
+
+/// Group `$k` of a [`Check`] running beside the rounds (`none`: no check).
+macro_rules! check_at {
+    (none, $k:literal) => {};
+    (($tt:literal, $c:ident), $k:literal) => {
+        // SAFETY: the entry points enable SHA and SSE4.1.
+        unsafe { $c.group::<$tt, $k>() }
+    };
+}
+
+/// The 20 round groups of one block with their shares of the previous
+/// block's filter (and, with `$chk`, of a check), saving the `sha1rnds4`
+/// outputs around the test steps in `$g`.
+macro_rules! dc_rounds {
+    ($abcd:ident, $e0:ident, $e1:ident, $m:ident, $kill:ident, $wp:ident, $wc:ident, $g:ident,
+     $steps:ident, $per:ident, $chk:tt) => {
+        dc_quad!(0, $abcd, $e0, $e1, $m, 0, $kill, $wp, $wc, $steps, $per, $chk);
+        dc_quad!(1, $abcd, $e1, $e0, $m, 0, $kill, $wp, $wc, $steps, $per, $chk);
+        dc_quad!(2, $abcd, $e0, $e1, $m, 0, $kill, $wp, $wc, $steps, $per, $chk);
+        dc_quad!(3, $abcd, $e1, $e0, $m, 0, $kill, $wp, $wc, $steps, $per, $chk);
+        dc_quad!(4, $abcd, $e0, $e1, $m, 0, $kill, $wp, $wc, $steps, $per, $chk);
+        dc_quad!(5, $abcd, $e1, $e0, $m, 1, $kill, $wp, $wc, $steps, $per, $chk);
+        dc_quad!(6, $abcd, $e0, $e1, $m, 1, $kill, $wp, $wc, $steps, $per, $chk);
+        dc_quad!(7, $abcd, $e1, $e0, $m, 1, $kill, $wp, $wc, $steps, $per, $chk);
+        dc_quad!(8, $abcd, $e0, $e1, $m, 1, $kill, $wp, $wc, $steps, $per, $chk);
+        dc_quad!(9, $abcd, $e1, $e0, $m, 1, $kill, $wp, $wc, $steps, $per, $chk);
+        dc_quad!(10, $abcd, $e0, $e1, $m, 2, $kill, $wp, $wc, $steps, $per, $chk);
+        dc_quad!(11, $abcd, $e1, $e0, $m, 2, $kill, $wp, $wc, $steps, $per, $chk);
+        dc_quad!(12, $abcd, $e0, $e1, $m, 2, $kill, $wp, $wc, $steps, $per, $chk);
+        $g[0] = $abcd;
+        dc_quad!(13, $abcd, $e1, $e0, $m, 2, $kill, $wp, $wc, $steps, $per, $chk);
+        $g[1] = $abcd;
+        dc_quad!(14, $abcd, $e0, $e1, $m, 2, $kill, $wp, $wc, $steps, $per, $chk);
+        $g[2] = $abcd;
+        dc_quad!(15, $abcd, $e1, $e0, $m, 3, $kill, $wp, $wc, $steps, $per, $chk);
+        $g[3] = $abcd;
+        dc_quad!(16, $abcd, $e0, $e1, $m, 3, $kill, $wp, $wc, $steps, $per, $chk);
+        dc_quad!(17, $abcd, $e1, $e0, $m, 3, $kill, $wp, $wc, $steps, $per, $chk);
+        dc_quad!(18, $abcd, $e0, $e1, $m, 3, $kill, $wp, $wc, $steps, $per, $chk);
+        dc_quad!(19, $abcd, $e1, $e0, $m, 3, $kill, $wp, $wc, $steps, $per, $chk);
+    };
+}
 
 /// Round group `$i` of the current block, then its share of the previous
 /// block's filter, then the store of its schedule words.
 macro_rules! dc_quad {
-    ($i:literal, $abcd:ident, $e_in:ident, $e_out:ident, $m:ident, $f:literal, $kill:ident, $wp:ident, $wc:ident, $steps:ident, $per:ident) => {
+    ($i:literal, $abcd:ident, $e_in:ident, $e_out:ident, $m:ident, $f:literal, $kill:ident, $wp:ident, $wc:ident, $steps:ident, $per:ident, $chk:tt) => {
         quad!($i, $abcd, $e_in, $e_out, $m, $f);
+        check_at!($chk, $i);
         // SAFETY: the entry point enables what the filter needs; `$wp` is
         // the previous block's schedule.
-        $kill = unsafe { x86_filter::$steps::<{ $i * $per }, { ($i + 1) * $per }>($kill, &*$wp) };
+        $kill = unsafe {
+            x86_filter::$steps::<
+                { x86_filter::cap($i * $per.div_ceil(20), $per) },
+                { x86_filter::cap(($i + 1) * $per.div_ceil(20), $per) },
+            >($kill, &*$wp)
+        };
         store_w!($wc, $i, $m);
         // A scheduling fence: LLVM otherwise hoists every group's schedule
         // and filter work ahead of the whole round chain, and the core's
@@ -212,6 +266,187 @@ fn state_after_group(before: __m128i, after: __m128i) -> [u32; 5] {
         s[4] = (_mm_extract_epi32(before, 3) as u32).rotate_left(30);
     }
     s
+}
+
+/// The full-collision test of one candidate DV of a block, as a chain of
+/// `sha1rnds4` groups that a kernel runs beside the rounds of a later
+/// block (where the round chain leaves the SHA unit idle most cycles),
+/// instead of stopping for it.
+///
+/// The test is [`check_block`](super::dc)'s forward form: from the state
+/// `st` before the DV's test step `tt` (58 or 65), the other message `m2`
+/// (`m1 ^ dm`) runs to step 80, giving `F2`; from `x = ihv_out - F2` it
+/// runs steps `0..tt` and must arrive at `st`. Here the second part stops
+/// at the group boundary before `tt` (56 or 64) and compares with `st`
+/// stepped back there, so both parts are whole groups: 5 + 14 for 58,
+/// 3 + 16 for 65, 19 either way. `hit` is the verdict once all 19 ran.
+#[derive(Clone, Copy)]
+struct Check {
+    abcd: __m128i,
+    /// The next group's E input (E + W in lane 3, W in the others).
+    e: __m128i,
+    m1: *const u32,
+    dm: *const u32,
+    out_abcd: __m128i,
+    /// E of `ihv_out` in lane 3, zeros elsewhere.
+    out_e: __m128i,
+    want_abcd: __m128i,
+    want_e: u32,
+    hit: bool,
+}
+
+/// Groups of the `F2` part of a check from test step `TT`.
+const fn f2_groups(tt: usize) -> usize {
+    (80 - tt.next_multiple_of(4)) / 4
+}
+
+impl Check {
+    /// Words `t..t + 4` of `m2`, word `t` in lane 3.
+    ///
+    /// # Safety
+    ///
+    /// SSE2; `t + 4 <= 80`.
+    #[inline(always)]
+    unsafe fn m2(&self, t: usize) -> __m128i {
+        // SAFETY: `m1` and `dm` point to 80 words and t + 4 <= 80.
+        unsafe {
+            let x = _mm_xor_si128(
+                _mm_loadu_si128(self.m1.add(t).cast()),
+                _mm_loadu_si128(self.dm.add(t).cast()),
+            );
+            _mm_shuffle_epi32(x, 0x1B)
+        }
+    }
+
+    /// The check of DV `d` for a block with message `m1`, state `st` before
+    /// the DV's test step, and output chaining value `ihv_out`.
+    ///
+    /// # Safety
+    ///
+    /// SSE2 and SSE4.1; `m1` must outlive the check's groups.
+    #[inline(always)]
+    unsafe fn new(d: usize, m1: &Expanded, st: [u32; 5], ihv_out: [u32; 5]) -> Check {
+        let (dm, tt) = dv_difference(d);
+        let m2 = |t: usize| m1[t] ^ dm[t];
+        let g0 = tt.next_multiple_of(4);
+        let mut s = st;
+        for t in tt..g0 {
+            s = step(s, t, m2(t));
+        }
+        let mut want = st;
+        for t in (g0 - 4..tt).rev() {
+            want = unstep(want, t, m2(t));
+        }
+        // SAFETY: the caller guarantees SSE2.
+        let mut c = unsafe {
+            Check {
+                abcd: _mm_set_epi32(s[0] as i32, s[1] as i32, s[2] as i32, s[3] as i32),
+                e: _mm_setzero_si128(),
+                m1: m1.as_ptr(),
+                dm: dm.as_ptr(),
+                out_abcd: _mm_set_epi32(
+                    ihv_out[0] as i32,
+                    ihv_out[1] as i32,
+                    ihv_out[2] as i32,
+                    ihv_out[3] as i32,
+                ),
+                out_e: _mm_set_epi32(ihv_out[4] as i32, 0, 0, 0),
+                want_abcd: _mm_set_epi32(
+                    want[0] as i32,
+                    want[1] as i32,
+                    want[2] as i32,
+                    want[3] as i32,
+                ),
+                want_e: want[4],
+                hit: false,
+            }
+        };
+        // SAFETY: g0 + 4 <= 80; the caller guarantees SSE2.
+        c.e = unsafe { _mm_add_epi32(_mm_set_epi32(s[4] as i32, 0, 0, 0), c.m2(g0)) };
+        c
+    }
+
+    /// Group `K` (0..19) of the check of a DV whose test step is `TT`.
+    ///
+    /// # Safety
+    ///
+    /// SHA and SSE4.1.
+    #[inline(always)]
+    unsafe fn group<const TT: usize, const K: usize>(&mut self) {
+        let nf = f2_groups(TT);
+        if K >= 19 {
+            return;
+        }
+        let t = if K < nf {
+            80 - 4 * (nf - K)
+        } else {
+            4 * (K - nf)
+        };
+        let before = self.abcd;
+        // SAFETY: the caller guarantees SHA and SSE4.1; every m2 index is
+        // at most 76.
+        unsafe {
+            self.abcd = match t / 20 {
+                0 => _mm_sha1rnds4_epu32(self.abcd, self.e, 0),
+                1 => _mm_sha1rnds4_epu32(self.abcd, self.e, 1),
+                2 => _mm_sha1rnds4_epu32(self.abcd, self.e, 2),
+                _ => _mm_sha1rnds4_epu32(self.abcd, self.e, 3),
+            };
+            if K + 1 < nf || (K + 1 > nf && K < 18) {
+                self.e = _mm_sha1nexte_epu32(before, self.m2(t + 4));
+            } else if K + 1 == nf {
+                // F2 is done: restart from x = ihv_out - F2 at step 0.
+                let e80 = _mm_sha1nexte_epu32(before, _mm_setzero_si128());
+                self.abcd = _mm_sub_epi32(self.out_abcd, self.abcd);
+                self.e = _mm_add_epi32(_mm_sub_epi32(self.out_e, e80), self.m2(0));
+            } else {
+                let e = _mm_sha1nexte_epu32(before, _mm_setzero_si128());
+                let eq = _mm_movemask_epi8(_mm_cmpeq_epi32(self.abcd, self.want_abcd));
+                self.hit = eq == 0xFFFF && _mm_extract_epi32(e, 3) as u32 == self.want_e;
+            }
+        }
+    }
+
+    /// All 19 groups at once: the check on its own.
+    ///
+    /// # Safety
+    ///
+    /// SHA and SSE4.1.
+    #[cfg(test)]
+    #[inline(always)]
+    unsafe fn run<const TT: usize>(&mut self) {
+        macro_rules! all {
+            ($($k:literal)*) => {
+                // SAFETY: the caller's contract.
+                $( unsafe { self.group::<TT, $k>() }; )*
+            };
+        }
+        all!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18);
+    }
+}
+
+/// The state before the test step `tt` of a block in flight, from the
+/// saved round outputs and its message.
+#[inline(always)]
+fn test_state(fl: &InFlight, w: &Expanded, tt: usize) -> [u32; 5] {
+    if tt == 58 {
+        let s56 = state_after_group(fl.g[0], fl.g[1]);
+        step_from(step_from(s56, 56, w), 57, w)
+    } else {
+        step_from(state_after_group(fl.g[2], fl.g[3]), 64, w)
+    }
+}
+
+/// A block in flight's output chaining value.
+#[inline(always)]
+fn ihv_out(fl: &InFlight) -> [u32; 5] {
+    // SAFETY: SSE2 and SSE4.1 are enabled wherever this is inlined (the
+    // `compress_dc_*` entry points).
+    unsafe {
+        let mut out = state_after_group(_mm_setzero_si128(), fl.abcd_out);
+        out[4] = _mm_extract_epi32(fl.e_out, 3) as u32;
+        out
+    }
 }
 
 /// What the first block's round groups filter: there is no block before.
@@ -276,40 +511,63 @@ macro_rules! dc_verdict {
     };
 }
 
+/// A candidate whose check runs beside the next block's rounds.
+#[derive(Clone, Copy)]
+struct Pending {
+    /// Block index.
+    n: usize,
+    fl: InFlight,
+    mask: u32,
+    /// Its schedule (kept whole until the check is done).
+    w: *const Expanded,
+    /// The first candidate DV, the one the check tests.
+    d: usize,
+    check: Check,
+}
+
 /// The body of the `compress_dc_*` entry points: `$steps`/`$finish`/
-/// `$zero` are one filter's step, finish and empty accumulator, `$per` its
-/// steps per round group, `$mask` its whole-block form, `$again` the entry
-/// point itself (to restart after a rehash).
+/// `$zero` are one filter's step, finish and empty accumulator, `$per` how
+/// many of its steps run on every block, `$mask` its whole-block form,
+/// `$again` the entry point itself (to restart after a rehash).
+///
+/// Block `n`'s rounds run the filter of block `n - 1`. When that leaves a
+/// candidate, block `n + 1`'s rounds run the recompression test of its
+/// first candidate DV as a second `sha1rnds4` chain ([`Check`]); only if
+/// that test hits, or other DVs are left, or reduced-round detection is
+/// on, does the loop stop for [`after_block`], which decides exactly as
+/// the reference does (and reports, and applies the safe hash).
 macro_rules! dc_shani_loop {
     ($token:ident, $cfg:ident, $state:ident, $offset:ident, $blocks:ident, $on:ident,
-     $steps:ident, $finish:path, $zero:expr, $per:ident, $mask:path, $again:ident) => {{
+     $steps:ident, $finish:ident, $zero:expr, $per:ident, $mask:path, $again:ident) => {{
         let (cfg, state, offset, blocks, on_collision) = ($cfg, $state, $offset, $blocks, $on);
         let bswap = _mm_set_epi64x(0x0001_0203_0405_0607, 0x0809_0a0b_0c0d_0e0f);
         // SAFETY: `state` is 5 u32s, so its first 16 bytes are readable.
         let abcd0 = unsafe { _mm_loadu_si128(state.as_ptr().cast()) };
         let mut abcd = _mm_shuffle_epi32(abcd0, 0x1B);
         let mut e0 = _mm_set_epi32(state[4] as i32, 0, 0, 0);
-        // Two schedules: the block being compressed and the one being
-        // filtered. Not zeroed (640 bytes of stores per call is a tenth of
-        // a one-block message's time): each is read only after a block has
-        // written all of it, and the first block filters `NOTHING`.
-        let mut bufs = [core::mem::MaybeUninit::<Expanded>::uninit(); 2];
+        // Three schedules: the block being compressed, the one being
+        // filtered, and the one before, whose check may be running. Not
+        // zeroed (960 bytes of stores per call would cost short messages
+        // dearly): each is read only after a block has written all of it,
+        // and the first block filters `NOTHING`.
+        let mut bufs = [core::mem::MaybeUninit::<Expanded>::uninit(); 3];
         let base = bufs.as_mut_ptr().cast::<Expanded>();
         let mut prev: Option<InFlight> = None;
+        let mut pending: Option<Pending> = None;
         let mut found = 0;
         let n_blocks = blocks.len() / 64;
 
         for (n, block) in blocks.chunks_exact(64).enumerate() {
-            // SAFETY: both indices are 0 or 1, inside `bufs`; the other
-            // buffer was written by the previous block (before the first,
-            // the filter reads `NOTHING`, and its verdict is dropped).
+            // SAFETY: the indices are below 3, inside `bufs`; the buffer of
+            // block n - 1 was written by it (before the first block, the
+            // filter reads `NOTHING`, and its verdict is dropped).
             let (wc, wp) = unsafe {
                 let other = if n == 0 {
                     &NOTHING as *const Expanded
                 } else {
-                    base.add((n + 1) & 1).cast_const()
+                    base.add((n + 2) % 3).cast_const()
                 };
-                (base.add(n & 1), other)
+                (base.add(n % 3), other)
             };
             let abcd_save = abcd;
             let e_save = e0;
@@ -318,30 +576,19 @@ macro_rules! dc_shani_loop {
             let mut kill = $zero;
             let mut g = [_mm_setzero_si128(); 4];
             let mut e1;
-            dc_quad!(0, abcd, e0, e1, m, 0, kill, wp, wc, $steps, $per);
-            dc_quad!(1, abcd, e1, e0, m, 0, kill, wp, wc, $steps, $per);
-            dc_quad!(2, abcd, e0, e1, m, 0, kill, wp, wc, $steps, $per);
-            dc_quad!(3, abcd, e1, e0, m, 0, kill, wp, wc, $steps, $per);
-            dc_quad!(4, abcd, e0, e1, m, 0, kill, wp, wc, $steps, $per);
-            dc_quad!(5, abcd, e1, e0, m, 1, kill, wp, wc, $steps, $per);
-            dc_quad!(6, abcd, e0, e1, m, 1, kill, wp, wc, $steps, $per);
-            dc_quad!(7, abcd, e1, e0, m, 1, kill, wp, wc, $steps, $per);
-            dc_quad!(8, abcd, e0, e1, m, 1, kill, wp, wc, $steps, $per);
-            dc_quad!(9, abcd, e1, e0, m, 1, kill, wp, wc, $steps, $per);
-            dc_quad!(10, abcd, e0, e1, m, 2, kill, wp, wc, $steps, $per);
-            dc_quad!(11, abcd, e1, e0, m, 2, kill, wp, wc, $steps, $per);
-            dc_quad!(12, abcd, e0, e1, m, 2, kill, wp, wc, $steps, $per);
-            g[0] = abcd;
-            dc_quad!(13, abcd, e1, e0, m, 2, kill, wp, wc, $steps, $per);
-            g[1] = abcd;
-            dc_quad!(14, abcd, e0, e1, m, 2, kill, wp, wc, $steps, $per);
-            g[2] = abcd;
-            dc_quad!(15, abcd, e1, e0, m, 3, kill, wp, wc, $steps, $per);
-            g[3] = abcd;
-            dc_quad!(16, abcd, e0, e1, m, 3, kill, wp, wc, $steps, $per);
-            dc_quad!(17, abcd, e1, e0, m, 3, kill, wp, wc, $steps, $per);
-            dc_quad!(18, abcd, e0, e1, m, 3, kill, wp, wc, $steps, $per);
-            dc_quad!(19, abcd, e1, e0, m, 3, kill, wp, wc, $steps, $per);
+            match pending {
+                None => {
+                    dc_rounds!(abcd, e0, e1, m, kill, wp, wc, g, $steps, $per, none);
+                }
+                Some(ref mut p) => {
+                    let c = &mut p.check;
+                    if dv_difference(p.d).1 == 58 {
+                        dc_rounds!(abcd, e0, e1, m, kill, wp, wc, g, $steps, $per, (58, c));
+                    } else {
+                        dc_rounds!(abcd, e0, e1, m, kill, wp, wc, g, $steps, $per, (65, c));
+                    }
+                }
+            }
             e0 = _mm_sha1nexte_epu32(e0, e_save);
             abcd = _mm_add_epi32(abcd, abcd_save);
             let _ = e1;
@@ -353,30 +600,70 @@ macro_rules! dc_shani_loop {
                 e_out: e0,
                 g,
             };
+            // The check of block n - 2 is done: stop only if it hit or
+            // left DVs untested.
+            if let Some(p) = pending.take() {
+                if p.check.hit || p.mask & !(1 << p.d) != 0 {
+                    // SAFETY: block p.n's schedule is whole until this
+                    // block's end.
+                    let w = unsafe { &*p.w };
+                    dc_verdict!(
+                        p.n,
+                        p.fl,
+                        p.mask,
+                        w,
+                        $token,
+                        cfg,
+                        state,
+                        offset,
+                        blocks,
+                        on_collision,
+                        found,
+                        $again
+                    );
+                }
+            }
             if let Some(fl) = prev {
                 // SAFETY: SSE2 is enabled; `wp` holds block n - 1's schedule.
-                let (mask, w) = unsafe { ($finish(kill, &*wp), &*wp) };
-                dc_verdict!(
-                    n - 1,
-                    fl,
-                    mask,
-                    w,
-                    $token,
-                    cfg,
-                    state,
-                    offset,
-                    blocks,
-                    on_collision,
-                    found,
-                    $again
-                );
+                let (mask, w) = unsafe { (x86_filter::$finish::<$per>(kill, &*wp), &*wp) };
+                if mask != 0 {
+                    if cfg.reduced_round || n + 1 == n_blocks {
+                        dc_verdict!(
+                            n - 1,
+                            fl,
+                            mask,
+                            w,
+                            $token,
+                            cfg,
+                            state,
+                            offset,
+                            blocks,
+                            on_collision,
+                            found,
+                            $again
+                        );
+                    } else {
+                        let d = mask.trailing_zeros() as usize;
+                        let st = test_state(&fl, w, dv_difference(d).1);
+                        pending = Some(Pending {
+                            n: n - 1,
+                            fl,
+                            mask,
+                            w: wp,
+                            d,
+                            // SAFETY: SSE2 and SSE4.1 are enabled; the
+                            // schedule stays whole while the check runs.
+                            check: unsafe { Check::new(d, w, st, ihv_out(&fl)) },
+                        });
+                    }
+                }
             }
             prev = Some(cur);
         }
         if let Some(fl) = prev {
             let n = n_blocks - 1;
-            // SAFETY: block n's schedule is in bufs[n & 1]; SSE2 is enabled.
-            let w = unsafe { &*base.add(n & 1) };
+            // SAFETY: block n's schedule is in bufs[n % 3]; SSE2 is enabled.
+            let w = unsafe { &*base.add(n % 3) };
             // SAFETY: SSE2 is enabled.
             let mask = unsafe { $mask(w) };
             dc_verdict!(
@@ -421,9 +708,9 @@ unsafe fn compress_dc_sse(
         blocks,
         on_collision,
         sse2_steps,
-        x86_filter::sse2_finish,
+        sse2_finish,
         _mm_setzero_si128(),
-        PER_GROUP_SSE2,
+        PREFIX,
         x86_filter::ubc_mask_sse2,
         compress_dc_sse
     )
@@ -447,9 +734,9 @@ unsafe fn compress_dc_avx(
         blocks,
         on_collision,
         sse2_steps,
-        x86_filter::sse2_finish,
+        sse2_finish,
         _mm_setzero_si128(),
-        PER_GROUP_SSE2,
+        PREFIX,
         x86_filter::ubc_mask_avx2,
         compress_dc_avx
     )
@@ -598,6 +885,51 @@ mod tests {
                     ScalarSteps.forward(s, &w, from, to),
                     "{from}..{to}"
                 );
+            }
+        }
+    }
+
+    /// The check chain against the forward-only test it implements, for
+    /// every DV: constructed hits (the other block's state `x` chosen, the
+    /// rest derived from it) must hit, and random chaining values miss.
+    #[test]
+    fn check_chain_equals_the_test() {
+        let Some(token) = ShaNiToken::get() else {
+            return;
+        };
+        let mut x = 0x0DDC_0FFE_u64;
+        let mut rnd = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u32
+        };
+        for round in 0..50 {
+            let block: [u8; 64] = core::array::from_fn(|_| rnd() as u8);
+            let w = expand(&block);
+            for d in 0..32 {
+                let (dm, tt) = dv_difference(d);
+                let m2: Expanded = core::array::from_fn(|t| w[t] ^ dm[t]);
+                let fwd = ShaNiSteps(token);
+                let ihv2: [u32; 5] = core::array::from_fn(|_| rnd());
+                let st = fwd.forward(ihv2, &m2, 0, tt);
+                let f2 = fwd.forward(st, &m2, tt, 80);
+                let hit: [u32; 5] = core::array::from_fn(|i| ihv2[i].wrapping_add(f2[i]));
+                let mut miss = hit;
+                miss[round % 5] ^= 1 << (round % 32);
+                for (out, want) in [(hit, true), (miss, false)] {
+                    // SAFETY: the token proves SHA, SSSE3 and SSE4.1.
+                    let got = unsafe {
+                        let mut c = Check::new(d, &w, st, out);
+                        if tt == 58 {
+                            c.run::<58>();
+                        } else {
+                            c.run::<65>();
+                        }
+                        c.hit
+                    };
+                    assert_eq!(got, want, "DV {d}, round {round}");
+                }
             }
         }
     }

@@ -299,7 +299,12 @@ macro_rules! filter_share {
     ($kill:ident, $wp:ident, $steps:ident, $per:ident, $q:literal, $a:ident, $b:ident, $c:ident, $d:ident, $e:ident) => {
         // SAFETY: the entry point enables what the filter needs; `$wp`
         // holds a whole schedule written during an earlier block.
-        $kill = unsafe { x86_filter::$steps::<{ $q * $per }, { ($q + 1) * $per }>($kill, &*$wp) };
+        $kill = unsafe {
+            x86_filter::$steps::<
+                { x86_filter::cap($q * $per.div_ceil(20), $per) },
+                { x86_filter::cap(($q + 1) * $per.div_ceil(20), $per) },
+            >($kill, &*$wp)
+        };
         // SAFETY: the asm emits no instruction; it only names registers.
         unsafe {
             core::arch::asm!(
@@ -312,10 +317,10 @@ macro_rules! filter_share {
     };
 }
 
-/// How many steps of each filter run beside each of the 20 groups of four
-/// rounds.
-const PER_QUAD_SSE2: usize = x86_filter::SSE2_STEPS.div_ceil(20);
-const PER_QUAD_AVX2: usize = x86_filter::AVX2_STEPS.div_ceil(20);
+/// How many steps of each filter run on every block, a share beside each
+/// of the 20 groups of four rounds.
+const PREFIX_SSE2: usize = x86_filter::SSE2_PREFIX;
+const PREFIX_AVX2: usize = x86_filter::AVX2_PREFIX;
 
 /// What the first block's rounds filter: there is no block before.
 static NOTHING: Expanded = [0; 80];
@@ -364,7 +369,7 @@ macro_rules! dc_verdict {
 /// whole-block filter (for the last block), `$again` the entry point itself.
 macro_rules! dc_loop {
     ($cfg:ident, $state:ident, $offset:ident, $blocks:ident, $on:ident,
-     $steps:ident, $per:ident, $finish:path, $mask:path, $again:ident) => {{
+     $steps:ident, $per:ident, $finish:ident, $mask:path, $again:ident) => {{
         let (cfg, state, offset, blocks, on_collision) = ($cfg, $state, $offset, $blocks, $on);
         let n = blocks.len() / 64;
         if n == 0 {
@@ -517,7 +522,7 @@ macro_rules! dc_loop {
             if i > 0 {
                 // SAFETY: SSE2 is enabled; `wp` holds block i - 1's
                 // schedule.
-                let (mask, w) = unsafe { ($finish(kill, &*wp), &*wp) };
+                let (mask, w) = unsafe { (x86_filter::$finish::<$per>(kill, &*wp), &*wp) };
                 dc_verdict!(
                     i - 1,
                     mask,
@@ -591,8 +596,8 @@ unsafe fn compress_dc_ssse3(
         blocks,
         on_collision,
         sse2_steps,
-        PER_QUAD_SSE2,
-        x86_filter::sse2_finish,
+        PREFIX_SSE2,
+        sse2_finish,
         x86_filter::ubc_mask_sse2,
         compress_dc_ssse3
     )
@@ -628,8 +633,8 @@ unsafe fn compress_dc_avx2_inner(
         blocks,
         on_collision,
         avx2_steps,
-        PER_QUAD_AVX2,
-        x86_filter::avx2_finish,
+        PREFIX_AVX2,
+        avx2_finish,
         x86_filter::ubc_mask_avx2,
         compress_dc_avx2_inner
     )

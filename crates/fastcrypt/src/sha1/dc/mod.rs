@@ -505,7 +505,7 @@ fn f(t: usize, b: u32, c: u32, d: u32) -> u32 {
 
 /// State before step `t + 1` from the state before step `t`.
 #[inline(always)]
-fn step(s: [u32; 5], t: usize, w: u32) -> [u32; 5] {
+pub(crate) fn step(s: [u32; 5], t: usize, w: u32) -> [u32; 5] {
     let [a, b, c, d, e] = s;
     let n = a
         .rotate_left(5)
@@ -517,9 +517,10 @@ fn step(s: [u32; 5], t: usize, w: u32) -> [u32; 5] {
 }
 
 /// State before step `t` from the state before step `t + 1`: the
-/// reference's backward recompression, kept as the tests' oracle.
-#[cfg(test)]
-fn unstep(s: [u32; 5], t: usize, w: u32) -> [u32; 5] {
+/// reference's backward recompression (the tests' oracle), and the last
+/// steps of a check that compares a step or two early.
+#[cfg(any(test, fastcrypt_x86))]
+pub(crate) fn unstep(s: [u32; 5], t: usize, w: u32) -> [u32; 5] {
     let [a1, b1, c1, d1, e1] = s;
     let (a, b, c, d) = (b1, c1.rotate_right(30), d1, e1);
     let e = a1.wrapping_sub(
@@ -568,6 +569,12 @@ pub(crate) fn step_from(s: [u32; 5], t: usize, w: &Expanded) -> [u32; 5] {
 pub(crate) trait Forward {
     /// The working state before step `to`, from the one before `from`.
     fn forward(&self, s: [u32; 5], w: &Expanded, from: usize, to: usize) -> [u32; 5];
+}
+
+/// The message difference and test step of `DVS[d]`.
+#[cfg(fastcrypt_x86)]
+pub(crate) fn dv_difference(d: usize) -> (&'static [u32; 80], usize) {
+    (&DVS[d].dm, DVS[d].test_step)
 }
 
 /// Scalar steps.

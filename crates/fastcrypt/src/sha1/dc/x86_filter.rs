@@ -14,15 +14,36 @@ use core::arch::x86_64::*;
 
 use super::{plan, Chunk, Expanded, Tail};
 
-/// Steps of the SSE2 and AVX2 filters that run on every block (of 52
-/// and 35): after them, about 12% and 10% of random blocks keep a
-/// candidate and go through the tail.
-const N4: usize = 24;
-const N8: usize = 15;
+/// Every step of the SSE2 and AVX2 filters (52 and 35), in the order
+/// they run. A kernel runs a prefix of them on every block, as many as
+/// its spare issue slots pay for, and the tail of that prefix for the
+/// blocks it leaves a candidate.
+const N4: usize = plan::<4, 0>().0;
+const N8: usize = plan::<8, 0>().0;
 const PLAN4: [Chunk<4>; N4] = plan::<4, N4>().1;
-static TAIL4: Tail = Tail::new::<4, N4>();
 const PLAN8: [Chunk<8>; N8] = plan::<8, N8>().1;
-static TAIL8: Tail = Tail::new::<8, N8>();
+
+/// The end of steps `..x` of a filter that runs its first `p` steps.
+pub(crate) const fn cap(x: usize, p: usize) -> usize {
+    if x < p {
+        x
+    } else {
+        p
+    }
+}
+
+/// The tails of the prefixes of `L`-lane plans.
+struct Tails<const L: usize, const P: usize>;
+
+impl<const L: usize, const P: usize> Tails<L, P> {
+    const TAIL: &'static Tail = &Tail::new::<L, P>();
+}
+
+/// Prefix lengths: what the whole-block filters run, and what the
+/// kernels that filter between their rounds use (chosen by measurement,
+/// see the kernels).
+pub(crate) const SSE2_PREFIX: usize = 24;
+pub(crate) const AVX2_PREFIX: usize = 15;
 
 /// Steps `LO..HI` of the SSE2 filter on `w`, or-ed into `kill`: kernels
 /// spread the filter of one block over the rounds of the next.
@@ -77,41 +98,35 @@ unsafe fn survivors(kill: __m128i) -> u32 {
     }
 }
 
-/// The candidate mask of `w` from the accumulated failures of all of
-/// [`sse2_steps`].
+/// The candidate mask of `w` from the failures `kill` accumulated by
+/// steps `0..P` of [`sse2_steps`].
 ///
 /// # Safety
 ///
 /// The CPU must have SSE2.
 #[inline(always)]
-pub(crate) unsafe fn sse2_finish(kill: __m128i, w: &Expanded) -> u32 {
+pub(crate) unsafe fn sse2_finish<const P: usize>(kill: __m128i, w: &Expanded) -> u32 {
     // SAFETY: the caller guarantees SSE2.
     match unsafe { survivors(kill) } {
         0 => 0,
-        mask => TAIL4.finish(w, mask),
+        mask => Tails::<4, P>::TAIL.finish(w, mask),
     }
 }
 
-/// The candidate mask of `w` from the accumulated failures of all of
-/// [`avx2_steps`].
+/// The candidate mask of `w` from the failures `kill` accumulated by
+/// steps `0..P` of [`avx2_steps`].
 ///
 /// # Safety
 ///
 /// The CPU must have SSE2.
 #[inline(always)]
-pub(crate) unsafe fn avx2_finish(kill: __m128i, w: &Expanded) -> u32 {
+pub(crate) unsafe fn avx2_finish<const P: usize>(kill: __m128i, w: &Expanded) -> u32 {
     // SAFETY: the caller guarantees SSE2.
     match unsafe { survivors(kill) } {
         0 => 0,
-        mask => TAIL8.finish(w, mask),
+        mask => Tails::<8, P>::TAIL.finish(w, mask),
     }
 }
-
-/// The number of steps of the SSE2 filter that run on every block.
-pub(crate) const SSE2_STEPS: usize = N4;
-
-/// The number of steps of the AVX2 filter that run on every block.
-pub(crate) const AVX2_STEPS: usize = N8;
 
 /// The candidate mask of `w`, with SSE2. Equal to [`super::ubc_mask`].
 ///
@@ -122,7 +137,7 @@ pub(crate) const AVX2_STEPS: usize = N8;
 #[target_feature(enable = "sse2")]
 pub(crate) unsafe fn ubc_mask_sse2(w: &Expanded) -> u32 {
     // SAFETY: SSE2 is enabled here.
-    unsafe { sse2_finish(sse2_steps::<0, N4>(_mm_setzero_si128(), w), w) }
+    unsafe { sse2_finish::<SSE2_PREFIX>(sse2_steps::<0, SSE2_PREFIX>(_mm_setzero_si128(), w), w) }
 }
 
 /// Steps `LO..HI` of the AVX2 filter on `w`, or-ed into `kill` (folded
@@ -190,7 +205,7 @@ pub(crate) unsafe fn avx2_steps<const LO: usize, const HI: usize>(
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn ubc_mask_avx2(w: &Expanded) -> u32 {
     // SAFETY: AVX2 is enabled here.
-    unsafe { avx2_finish(avx2_steps::<0, N8>(_mm_setzero_si128(), w), w) }
+    unsafe { avx2_finish::<AVX2_PREFIX>(avx2_steps::<0, AVX2_PREFIX>(_mm_setzero_si128(), w), w) }
 }
 
 /// Number of SIMD steps of each filter.
@@ -222,6 +237,14 @@ mod tests {
             if crate::cpu::Sse2Token::get().is_some() {
                 // SAFETY: SSE2 was just detected.
                 assert_eq!(unsafe { ubc_mask_sse2(&w) }, want);
+                // Other prefixes: the SHA-NI kernel's, none, all.
+                // SAFETY: as above.
+                unsafe {
+                    let z = _mm_setzero_si128();
+                    assert_eq!(sse2_finish::<16>(sse2_steps::<0, 16>(z, &w), &w), want);
+                    assert_eq!(sse2_finish::<0>(z, &w), want);
+                    assert_eq!(sse2_finish::<N4>(sse2_steps::<0, N4>(z, &w), &w), want);
+                }
             }
             if crate::cpu::Avx2MulToken::get().is_some() {
                 // SAFETY: AVX2 and OS ymm support were just detected.
@@ -229,6 +252,6 @@ mod tests {
             }
         }
         assert!(nonzero > 3000, "{nonzero}");
-        assert!(STEPS.0 > STEPS.1 && STEPS.1 > 10, "{STEPS:?}");
+        assert!(STEPS.0 > STEPS.1 && STEPS.1 > 20, "{STEPS:?}");
     }
 }
