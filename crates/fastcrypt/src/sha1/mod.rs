@@ -22,7 +22,7 @@
 //! computed with SIMD, feeding scalar rounds), `shani` (SHA extensions).
 
 pub(crate) mod dc;
-mod portable;
+pub(crate) mod portable;
 
 #[cfg(fastcrypt_x86)]
 mod x86_avx2;

@@ -19,12 +19,16 @@ fn f_maj(b: u32, c: u32, d: u32) -> u32 {
     (b & c).wrapping_add(d & (b ^ c))
 }
 
-/// Schedule word `t` (16 <= t < 80) computed in place in the ring.
+/// Schedule word `t` (16 <= t < 80) computed in place in the ring (and
+/// kept in `$keep` when the kernel hands its schedule out).
 macro_rules! sched {
-    ($w:ident, $t:expr) => {{
+    ($w:ident, $t:expr, $keep:ident) => {{
         let v = ($w[($t + 13) & 15] ^ $w[($t + 8) & 15] ^ $w[($t + 2) & 15] ^ $w[$t & 15])
             .rotate_left(1);
         $w[$t & 15] = v;
+        if let Some(k) = $keep.as_deref_mut() {
+            k[$t] = v;
+        }
         v
     }};
 }
@@ -44,19 +48,19 @@ macro_rules! round {
 /// Five rounds starting at round `$t`, after which the names are back in
 /// their original roles.
 macro_rules! rounds5 {
-    ($w:ident, $a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $f:ident, $k:expr, $t:expr, load) => {
+    ($w:ident, $keep:ident, $a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $f:ident, $k:expr, $t:expr, load) => {
         round!($a, $b, $c, $d, $e, $f, $k, $w[$t]);
         round!($e, $a, $b, $c, $d, $f, $k, $w[$t + 1]);
         round!($d, $e, $a, $b, $c, $f, $k, $w[$t + 2]);
         round!($c, $d, $e, $a, $b, $f, $k, $w[$t + 3]);
         round!($b, $c, $d, $e, $a, $f, $k, $w[$t + 4]);
     };
-    ($w:ident, $a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $f:ident, $k:expr, $t:expr) => {
-        round!($a, $b, $c, $d, $e, $f, $k, sched!($w, $t));
-        round!($e, $a, $b, $c, $d, $f, $k, sched!($w, $t + 1));
-        round!($d, $e, $a, $b, $c, $f, $k, sched!($w, $t + 2));
-        round!($c, $d, $e, $a, $b, $f, $k, sched!($w, $t + 3));
-        round!($b, $c, $d, $e, $a, $f, $k, sched!($w, $t + 4));
+    ($w:ident, $keep:ident, $a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $f:ident, $k:expr, $t:expr) => {
+        round!($a, $b, $c, $d, $e, $f, $k, sched!($w, $t, $keep));
+        round!($e, $a, $b, $c, $d, $f, $k, sched!($w, $t + 1, $keep));
+        round!($d, $e, $a, $b, $c, $f, $k, sched!($w, $t + 2, $keep));
+        round!($c, $d, $e, $a, $b, $f, $k, sched!($w, $t + 3, $keep));
+        round!($b, $c, $d, $e, $a, $f, $k, sched!($w, $t + 4, $keep));
     };
 }
 
@@ -67,37 +71,51 @@ pub(super) fn compress(state: &mut [u32; 5], blocks: &[u8]) {
     }
 }
 
+#[inline(always)]
+pub(crate) fn compress_block(state: &mut [u32; 5], block: &[u8; 64]) {
+    compress_block_keep(state, block, None);
+}
+
+/// [`compress_block`], also writing the block's 80 schedule words to
+/// `keep` (for collision detection, which filters on them).
 // The last schedule words written are never read again: that is the ring.
 #[allow(unused_assignments)]
 #[inline(always)]
-pub(crate) fn compress_block(state: &mut [u32; 5], block: &[u8; 64]) {
+pub(crate) fn compress_block_keep(
+    state: &mut [u32; 5],
+    block: &[u8; 64],
+    mut keep: Option<&mut [u32; 80]>,
+) {
     let mut w = [0u32; 16];
     for (wi, c) in w.iter_mut().zip(block.chunks_exact(4)) {
         *wi = u32::from_be_bytes([c[0], c[1], c[2], c[3]]);
     }
+    if let Some(k) = keep.as_deref_mut() {
+        k[..16].copy_from_slice(&w);
+    }
     let [mut a, mut b, mut c, mut d, mut e] = *state;
 
-    rounds5!(w, a, b, c, d, e, f_ch, K[0], 0, load);
-    rounds5!(w, a, b, c, d, e, f_ch, K[0], 5, load);
-    rounds5!(w, a, b, c, d, e, f_ch, K[0], 10, load);
+    rounds5!(w, keep, a, b, c, d, e, f_ch, K[0], 0, load);
+    rounds5!(w, keep, a, b, c, d, e, f_ch, K[0], 5, load);
+    rounds5!(w, keep, a, b, c, d, e, f_ch, K[0], 10, load);
     // Round 15 is the last to read a message word; 16.. compute theirs.
     round!(a, b, c, d, e, f_ch, K[0], w[15]);
-    round!(e, a, b, c, d, f_ch, K[0], sched!(w, 16));
-    round!(d, e, a, b, c, f_ch, K[0], sched!(w, 17));
-    round!(c, d, e, a, b, f_ch, K[0], sched!(w, 18));
-    round!(b, c, d, e, a, f_ch, K[0], sched!(w, 19));
-    rounds5!(w, a, b, c, d, e, f_parity, K[1], 20);
-    rounds5!(w, a, b, c, d, e, f_parity, K[1], 25);
-    rounds5!(w, a, b, c, d, e, f_parity, K[1], 30);
-    rounds5!(w, a, b, c, d, e, f_parity, K[1], 35);
-    rounds5!(w, a, b, c, d, e, f_maj, K[2], 40);
-    rounds5!(w, a, b, c, d, e, f_maj, K[2], 45);
-    rounds5!(w, a, b, c, d, e, f_maj, K[2], 50);
-    rounds5!(w, a, b, c, d, e, f_maj, K[2], 55);
-    rounds5!(w, a, b, c, d, e, f_parity, K[3], 60);
-    rounds5!(w, a, b, c, d, e, f_parity, K[3], 65);
-    rounds5!(w, a, b, c, d, e, f_parity, K[3], 70);
-    rounds5!(w, a, b, c, d, e, f_parity, K[3], 75);
+    round!(e, a, b, c, d, f_ch, K[0], sched!(w, 16, keep));
+    round!(d, e, a, b, c, f_ch, K[0], sched!(w, 17, keep));
+    round!(c, d, e, a, b, f_ch, K[0], sched!(w, 18, keep));
+    round!(b, c, d, e, a, f_ch, K[0], sched!(w, 19, keep));
+    rounds5!(w, keep, a, b, c, d, e, f_parity, K[1], 20);
+    rounds5!(w, keep, a, b, c, d, e, f_parity, K[1], 25);
+    rounds5!(w, keep, a, b, c, d, e, f_parity, K[1], 30);
+    rounds5!(w, keep, a, b, c, d, e, f_parity, K[1], 35);
+    rounds5!(w, keep, a, b, c, d, e, f_maj, K[2], 40);
+    rounds5!(w, keep, a, b, c, d, e, f_maj, K[2], 45);
+    rounds5!(w, keep, a, b, c, d, e, f_maj, K[2], 50);
+    rounds5!(w, keep, a, b, c, d, e, f_maj, K[2], 55);
+    rounds5!(w, keep, a, b, c, d, e, f_parity, K[3], 60);
+    rounds5!(w, keep, a, b, c, d, e, f_parity, K[3], 65);
+    rounds5!(w, keep, a, b, c, d, e, f_parity, K[3], 70);
+    rounds5!(w, keep, a, b, c, d, e, f_parity, K[3], 75);
 
     state[0] = state[0].wrapping_add(a);
     state[1] = state[1].wrapping_add(b);

@@ -736,41 +736,54 @@ impl Kernel {
             }
             _ => {}
         }
-        // The portable kernel, and any kernel with the filter off. The
-        // filter needs only the message, not the chaining value: run it
-        // ahead, and compress the blocks between two candidates in one
-        // bulk kernel call.
+        if let (Kernel::Portable, true) = (self, cfg.ubc) {
+            // The portable kernel hands out its schedule; each block is
+            // filtered right after it, so a rehash needs no redo.
+            let mut found = 0;
+            let mut w: Expanded = [0; 80];
+            for (n, block) in blocks.chunks_exact(BLOCK_LEN).enumerate() {
+                let ihv_in = *state;
+                let block = block.try_into().expect("64-byte chunk");
+                super::portable::compress_block_keep(state, block, Some(&mut w));
+                let mask = ubc_mask_portable(&w);
+                if mask != 0 {
+                    let off = offset + (n * BLOCK_LEN) as u64;
+                    let v = after_block(
+                        cfg,
+                        off,
+                        ihv_in,
+                        state,
+                        &w,
+                        mask,
+                        None,
+                        &ScalarSteps,
+                        on_collision,
+                    );
+                    found += u64::from(v != Verdict::Clean);
+                }
+            }
+            return found;
+        }
+        // Any kernel with the filter off: every block is a candidate for
+        // every DV.
         let mut found = 0;
-        let mut done = 0;
         for (n, block) in blocks.chunks_exact(BLOCK_LEN).enumerate() {
             let w = expand(block);
-            let mask = if cfg.ubc { ubc_mask_portable(&w) } else { !0 };
-            if mask == 0 {
-                continue;
-            }
-            let at = n * BLOCK_LEN;
-            if at > done {
-                self.compress(state, &blocks[done..at]);
-            }
             let ihv_in = *state;
             self.compress(state, block);
-            done = at + BLOCK_LEN;
-            let off = offset + at as u64;
+            let off = offset + (n * BLOCK_LEN) as u64;
             let v = after_block(
                 cfg,
                 off,
                 ihv_in,
                 state,
                 &w,
-                mask,
+                !0,
                 None,
                 &ScalarSteps,
                 on_collision,
             );
             found += u64::from(v != Verdict::Clean);
-        }
-        if blocks.len() > done {
-            self.compress(state, &blocks[done..]);
         }
         found
     }
