@@ -40,7 +40,10 @@ use core::arch::x86_64::*;
 
 use core::mem::MaybeUninit;
 
-use super::dc::{after_block, x86_filter, DcConfig, Expanded, OnCollision, ScalarSteps, Verdict};
+use super::dc::{
+    after_block, step_from, x86_filter, DcConfig, Expanded, OnCollision, ScalarSteps, TestStates,
+    Verdict,
+};
 use crate::cpu::{Avx2Token, Ssse3Token};
 
 const K: [u32; 4] = [0x5A82_7999, 0x6ED9_EBA1, 0x8F1B_BCDC, 0xCA62_C1D6];
@@ -329,20 +332,28 @@ static NOTHING: Expanded = [0; 80];
 /// `$ihv_in` and `$ihv_out`. On a safe-hash rehash the blocks after it were
 /// compressed from a void chaining value: restart from the new one.
 macro_rules! dc_verdict {
-    ($n:expr, $mask:expr, $ihv_in:expr, $ihv_out:expr, $w:expr, $cfg:ident, $state:ident,
-     $offset:ident, $blocks:ident, $on:ident, $found:ident, $again:ident) => {
+    ($n:expr, $mask:expr, $ihv_in:expr, $ihv_out:expr, $w:expr, $s56:expr, $s64:expr,
+     $cfg:ident, $state:ident, $offset:ident, $blocks:ident, $on:ident, $found:ident,
+     $again:ident) => {
         let mask: u32 = $mask;
         if mask != 0 {
             let mut out: [u32; 5] = $ihv_out;
             let off = $offset + ($n * 64) as u64;
+            let w: &Expanded = $w;
+            // The states before the DVs' test steps, from the ones the
+            // rounds passed through: a few steps instead of 58 or 65.
+            let known = TestStates {
+                s58: step_from(step_from($s56, 56, w), 57, w),
+                s65: step_from($s64, 64, w),
+            };
             match after_block(
                 $cfg,
                 off,
                 $ihv_in,
                 &mut out,
-                $w,
+                w,
                 mask,
-                None,
+                Some(known),
                 &ScalarSteps,
                 $on,
             ) {
@@ -410,6 +421,8 @@ macro_rules! dc_loop {
 
         let mut found = 0;
         let mut prev_in = [0u32; 5];
+        // The working states before rounds 56 and 64 of the last block.
+        let (mut prev_s56, mut prev_s64) = ([0u32; 5], [0u32; 5]);
         let [mut h0, mut h1, mut h2, mut h3, mut h4] = *state;
         for i in 0..n {
             let next_i = if i + 1 < n { i + 1 } else { i };
@@ -489,6 +502,7 @@ macro_rules! dc_loop {
             sched_late!(wk, 68, x1, x2, x5, x7, x0, k3);
             store_raw!(wc, 68, x1);
             filter_share!(kill, wp, $steps, $per, 13, a, b, c, d, e);
+            let cur_s56 = [e, a, b, c, d];
             quad!(rk, 56, e, a, b, c, d);
             sched_late!(wk, 72, x2, x3, x6, x0, x1, k3);
             store_raw!(wc, 72, x2);
@@ -497,6 +511,7 @@ macro_rules! dc_loop {
             sched_late!(wk, 76, x3, x4, x7, x1, x2, k3);
             store_raw!(wc, 76, x3);
             filter_share!(kill, wp, $steps, $per, 15, a, b, c, d, e);
+            let cur_s64 = [b, c, d, e, a];
             quad!(rk, 64, b, c, d, e, a);
             load_group!(wk, next, 0, x0, bswap, k0);
             store_raw!(wn, 0, x0);
@@ -529,6 +544,8 @@ macro_rules! dc_loop {
                     prev_in,
                     cur_in,
                     w,
+                    prev_s56,
+                    prev_s64,
                     cfg,
                     state,
                     offset,
@@ -539,6 +556,8 @@ macro_rules! dc_loop {
                 );
             }
             prev_in = cur_in;
+            prev_s56 = cur_s56;
+            prev_s64 = cur_s64;
         }
         let out = [h0, h1, h2, h3, h4];
         *state = out;
@@ -554,6 +573,8 @@ macro_rules! dc_loop {
             prev_in,
             out,
             w,
+            prev_s56,
+            prev_s64,
             cfg,
             state,
             offset,
