@@ -24,6 +24,31 @@
 pub(crate) mod dc;
 pub(crate) mod portable;
 
+/// What a fused detection loop does with `dc::after_block`'s verdict on
+/// block `$n`: count a detection, and after a safe-hash rehash (the new
+/// chaining value is `$out`) restart from the next block with
+/// `$again($pre.., state, offset, rest, on)`, because the blocks after it
+/// were compressed from a void chaining value.
+#[cfg(fastcrypt_x86)]
+macro_rules! act_on_verdict {
+    ($verdict:expr, $n:expr, $out:ident, $found:ident, $state:ident, $offset:ident,
+     $blocks:ident, $on:ident, $again:ident($($pre:ident),*)) => {
+        match $verdict {
+            Verdict::Clean => {}
+            Verdict::Detected => $found += 1,
+            Verdict::Rehashed => {
+                $found += 1;
+                *$state = $out;
+                let rest = &$blocks[($n + 1) * 64..];
+                let next = $offset + (($n + 1) * 64) as u64;
+                // SAFETY: the features of the entry point this expands in
+                // are enabled.
+                return $found + unsafe { $again($($pre,)* $state, next, rest, $on) };
+            }
+        }
+    };
+}
+
 #[cfg(fastcrypt_x86)]
 mod x86_avx2;
 #[cfg(fastcrypt_x86)]

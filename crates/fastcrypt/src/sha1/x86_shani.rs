@@ -485,7 +485,7 @@ macro_rules! dc_verdict {
             };
             let off = $offset + ($n * 64) as u64;
             let steps = ShaNiSteps($token);
-            match after_block(
+            let verdict = after_block(
                 $cfg,
                 off,
                 ihv_in,
@@ -495,18 +495,18 @@ macro_rules! dc_verdict {
                 Some(known),
                 &steps,
                 $on,
-            ) {
-                Verdict::Clean => {}
-                Verdict::Detected => $found += 1,
-                Verdict::Rehashed => {
-                    $found += 1;
-                    *$state = out;
-                    let rest = &$blocks[($n + 1) * 64..];
-                    let next = $offset + (($n + 1) * 64) as u64;
-                    // SAFETY: this function's features are enabled.
-                    return $found + unsafe { $again($token, $cfg, $state, next, rest, $on) };
-                }
-            }
+            );
+            act_on_verdict!(
+                verdict,
+                $n,
+                out,
+                $found,
+                $state,
+                $offset,
+                $blocks,
+                $on,
+                $again($token, $cfg)
+            );
         }
     };
 }

@@ -349,7 +349,7 @@ macro_rules! dc_verdict {
                 s58: step_from(step_from($s56, 56, w), 57, w),
                 s65: step_from($s64, 64, w),
             };
-            match after_block(
+            let verdict = after_block(
                 $cfg,
                 off,
                 $ihv_in,
@@ -359,18 +359,18 @@ macro_rules! dc_verdict {
                 Some(known),
                 &ScalarSteps,
                 $on,
-            ) {
-                Verdict::Clean => {}
-                Verdict::Detected => $found += 1,
-                Verdict::Rehashed => {
-                    $found += 1;
-                    *$state = out;
-                    let rest = &$blocks[($n + 1) * 64..];
-                    let next = $offset + (($n + 1) * 64) as u64;
-                    // SAFETY: this function's features are enabled.
-                    return $found + unsafe { $again($cfg, $state, next, rest, $on) };
-                }
-            }
+            );
+            act_on_verdict!(
+                verdict,
+                $n,
+                out,
+                $found,
+                $state,
+                $offset,
+                $blocks,
+                $on,
+                $again($cfg)
+            );
         }
     };
 }

@@ -763,54 +763,44 @@ impl Kernel {
             }
             _ => {}
         }
-        if let (Kernel::Portable, true) = (self, cfg.ubc) {
-            // The portable kernel hands out its schedule; each block is
-            // filtered right after it, so a rehash needs no redo.
-            let mut found = 0;
-            let mut w: Expanded = [0; 80];
-            for (n, block) in blocks.chunks_exact(BLOCK_LEN).enumerate() {
-                let ihv_in = *state;
+        // The portable kernel, and any kernel with the filter off. Each
+        // block is tested right after its rounds, so a rehash needs no
+        // redo.
+        let mut found = 0;
+        let mut w: Expanded = [0; 80];
+        for (n, block) in blocks.chunks_exact(BLOCK_LEN).enumerate() {
+            let ihv_in = *state;
+            let mask = if let Kernel::Portable = self {
+                // It hands out the schedule its rounds compute.
                 let block = block.try_into().expect("64-byte chunk");
                 super::portable::compress_block_keep(state, block, Some(&mut w));
-                let mask = ubc_mask_portable(&w);
-                if mask != 0 {
-                    let off = offset + (n * BLOCK_LEN) as u64;
-                    let v = after_block(
-                        cfg,
-                        off,
-                        ihv_in,
-                        state,
-                        &w,
-                        mask,
-                        None,
-                        &ScalarSteps,
-                        on_collision,
-                    );
-                    found += u64::from(v != Verdict::Clean);
+                if cfg.ubc {
+                    ubc_mask_portable(&w)
+                } else {
+                    !0
                 }
+            } else {
+                // The other kernels get here with the filter off only;
+                // every block is a candidate (correct for any kernel).
+                w = expand(block);
+                self.compress(state, block);
+                !0
+            };
+            if mask != 0 {
+                let off = offset + (n * BLOCK_LEN) as u64;
+                let v = after_block(
+                    cfg,
+                    off,
+                    ihv_in,
+                    state,
+                    &w,
+                    mask,
+                    None,
+                    &ScalarSteps,
+                    on_collision,
+                );
+                found += u64::from(v != Verdict::Clean);
             }
-            return found;
-        }
-        // Any kernel with the filter off: every block is a candidate for
-        // every DV.
-        let mut found = 0;
-        for (n, block) in blocks.chunks_exact(BLOCK_LEN).enumerate() {
-            let w = expand(block);
-            let ihv_in = *state;
-            self.compress(state, block);
-            let off = offset + (n * BLOCK_LEN) as u64;
-            let v = after_block(
-                cfg,
-                off,
-                ihv_in,
-                state,
-                &w,
-                !0,
-                None,
-                &ScalarSteps,
-                on_collision,
-            );
-            found += u64::from(v != Verdict::Clean);
         }
         found
     }
