@@ -302,7 +302,7 @@ macro_rules! store_raw {
 /// Steps `$q * $per .. ($q + 1) * $per` of the filter of the previous
 /// block, whose schedule is at `$wp`.
 macro_rules! filter_share {
-    ($kill:ident, $wp:ident, $steps:ident, $per:ident, $q:literal, $a:ident, $b:ident, $c:ident, $d:ident, $e:ident) => {
+    ($kill:ident, $kreg:ident, $wp:ident, $steps:ident, $per:ident, $q:literal, $a:ident, $b:ident, $c:ident, $d:ident, $e:ident) => {
         // SAFETY: the entry point enables what the filter needs; `$wp`
         // holds a whole schedule written during an earlier block.
         $kill = unsafe {
@@ -316,7 +316,7 @@ macro_rules! filter_share {
             core::arch::asm!(
                 "/* {0:e} {1:e} {2:e} {3:e} {4:e} {5} */",
                 inout(reg) $a, inout(reg) $b, inout(reg) $c, inout(reg) $d, inout(reg) $e,
-                inout(xmm_reg) $kill,
+                inout($kreg) $kill,
                 options(nostack, preserves_flags)
             )
         };
@@ -383,7 +383,8 @@ macro_rules! dc_verdict {
 /// whole-block filter (for the last block), `$again` the entry point itself.
 macro_rules! dc_loop {
     ($cfg:ident, $state:ident, $offset:ident, $blocks:ident, $on:ident,
-     $steps:ident, $per:ident, $finish:ident, $mask:path, $again:ident) => {{
+     $steps:ident, $per:ident, $zero:expr, $kreg:ident, $finish:ident, $mask:path,
+     $again:ident) => {{
         let (cfg, state, offset, blocks, on_collision) = ($cfg, $state, $offset, $blocks, $on);
         let n = blocks.len() / 64;
         if n == 0 {
@@ -445,92 +446,92 @@ macro_rules! dc_loop {
                 )
             };
             let cur_in = [h0, h1, h2, h3, h4];
-            let mut kill = _mm_setzero_si128();
+            let mut kill = $zero;
             let (mut x4, mut x5, mut x6, mut x7);
             let (mut a, mut b, mut c, mut d, mut e) = (h0, h1, h2, h3, h4);
 
             quad!(rk, 0, a, b, c, d, e);
             sched_early!(wk, 16, x4, x0, x1, x2, x3, k0);
             store_raw!(wc, 16, x4);
-            filter_share!(kill, wp, $steps, $per, 0, a, b, c, d, e);
+            filter_share!(kill, $kreg, wp, $steps, $per, 0, a, b, c, d, e);
             quad!(rk, 4, b, c, d, e, a);
             sched_early!(wk, 20, x5, x1, x2, x3, x4, k1);
             store_raw!(wc, 20, x5);
-            filter_share!(kill, wp, $steps, $per, 1, a, b, c, d, e);
+            filter_share!(kill, $kreg, wp, $steps, $per, 1, a, b, c, d, e);
             quad!(rk, 8, c, d, e, a, b);
             sched_early!(wk, 24, x6, x2, x3, x4, x5, k1);
             store_raw!(wc, 24, x6);
-            filter_share!(kill, wp, $steps, $per, 2, a, b, c, d, e);
+            filter_share!(kill, $kreg, wp, $steps, $per, 2, a, b, c, d, e);
             quad!(rk, 12, d, e, a, b, c);
             sched_early!(wk, 28, x7, x3, x4, x5, x6, k1);
             store_raw!(wc, 28, x7);
-            filter_share!(kill, wp, $steps, $per, 3, a, b, c, d, e);
+            filter_share!(kill, $kreg, wp, $steps, $per, 3, a, b, c, d, e);
             quad!(rk, 16, e, a, b, c, d);
             sched_late!(wk, 32, x0, x1, x4, x6, x7, k1);
             store_raw!(wc, 32, x0);
-            filter_share!(kill, wp, $steps, $per, 4, a, b, c, d, e);
+            filter_share!(kill, $kreg, wp, $steps, $per, 4, a, b, c, d, e);
             quad!(rk, 20, a, b, c, d, e);
             sched_late!(wk, 36, x1, x2, x5, x7, x0, k1);
             store_raw!(wc, 36, x1);
-            filter_share!(kill, wp, $steps, $per, 5, a, b, c, d, e);
+            filter_share!(kill, $kreg, wp, $steps, $per, 5, a, b, c, d, e);
             quad!(rk, 24, b, c, d, e, a);
             sched_late!(wk, 40, x2, x3, x6, x0, x1, k2);
             store_raw!(wc, 40, x2);
-            filter_share!(kill, wp, $steps, $per, 6, a, b, c, d, e);
+            filter_share!(kill, $kreg, wp, $steps, $per, 6, a, b, c, d, e);
             quad!(rk, 28, c, d, e, a, b);
             sched_late!(wk, 44, x3, x4, x7, x1, x2, k2);
             store_raw!(wc, 44, x3);
-            filter_share!(kill, wp, $steps, $per, 7, a, b, c, d, e);
+            filter_share!(kill, $kreg, wp, $steps, $per, 7, a, b, c, d, e);
             quad!(rk, 32, d, e, a, b, c);
             sched_late!(wk, 48, x4, x5, x0, x2, x3, k2);
             store_raw!(wc, 48, x4);
-            filter_share!(kill, wp, $steps, $per, 8, a, b, c, d, e);
+            filter_share!(kill, $kreg, wp, $steps, $per, 8, a, b, c, d, e);
             quad!(rk, 36, e, a, b, c, d);
             sched_late!(wk, 52, x5, x6, x1, x3, x4, k2);
             store_raw!(wc, 52, x5);
-            filter_share!(kill, wp, $steps, $per, 9, a, b, c, d, e);
+            filter_share!(kill, $kreg, wp, $steps, $per, 9, a, b, c, d, e);
             quad!(rk, 40, a, b, c, d, e);
             sched_late!(wk, 56, x6, x7, x2, x4, x5, k2);
             store_raw!(wc, 56, x6);
-            filter_share!(kill, wp, $steps, $per, 10, a, b, c, d, e);
+            filter_share!(kill, $kreg, wp, $steps, $per, 10, a, b, c, d, e);
             quad!(rk, 44, b, c, d, e, a);
             sched_late!(wk, 60, x7, x0, x3, x5, x6, k3);
             store_raw!(wc, 60, x7);
-            filter_share!(kill, wp, $steps, $per, 11, a, b, c, d, e);
+            filter_share!(kill, $kreg, wp, $steps, $per, 11, a, b, c, d, e);
             quad!(rk, 48, c, d, e, a, b);
             sched_late!(wk, 64, x0, x1, x4, x6, x7, k3);
             store_raw!(wc, 64, x0);
-            filter_share!(kill, wp, $steps, $per, 12, a, b, c, d, e);
+            filter_share!(kill, $kreg, wp, $steps, $per, 12, a, b, c, d, e);
             quad!(rk, 52, d, e, a, b, c);
             sched_late!(wk, 68, x1, x2, x5, x7, x0, k3);
             store_raw!(wc, 68, x1);
-            filter_share!(kill, wp, $steps, $per, 13, a, b, c, d, e);
+            filter_share!(kill, $kreg, wp, $steps, $per, 13, a, b, c, d, e);
             let cur_s56 = [e, a, b, c, d];
             quad!(rk, 56, e, a, b, c, d);
             sched_late!(wk, 72, x2, x3, x6, x0, x1, k3);
             store_raw!(wc, 72, x2);
-            filter_share!(kill, wp, $steps, $per, 14, a, b, c, d, e);
+            filter_share!(kill, $kreg, wp, $steps, $per, 14, a, b, c, d, e);
             quad!(rk, 60, a, b, c, d, e);
             sched_late!(wk, 76, x3, x4, x7, x1, x2, k3);
             store_raw!(wc, 76, x3);
-            filter_share!(kill, wp, $steps, $per, 15, a, b, c, d, e);
+            filter_share!(kill, $kreg, wp, $steps, $per, 15, a, b, c, d, e);
             let cur_s64 = [b, c, d, e, a];
             quad!(rk, 64, b, c, d, e, a);
             load_group!(wk, next, 0, x0, bswap, k0);
             store_raw!(wn, 0, x0);
-            filter_share!(kill, wp, $steps, $per, 16, a, b, c, d, e);
+            filter_share!(kill, $kreg, wp, $steps, $per, 16, a, b, c, d, e);
             quad!(rk, 68, c, d, e, a, b);
             load_group!(wk, next, 1, x1, bswap, k0);
             store_raw!(wn, 4, x1);
-            filter_share!(kill, wp, $steps, $per, 17, a, b, c, d, e);
+            filter_share!(kill, $kreg, wp, $steps, $per, 17, a, b, c, d, e);
             quad!(rk, 72, d, e, a, b, c);
             load_group!(wk, next, 2, x2, bswap, k0);
             store_raw!(wn, 8, x2);
-            filter_share!(kill, wp, $steps, $per, 18, a, b, c, d, e);
+            filter_share!(kill, $kreg, wp, $steps, $per, 18, a, b, c, d, e);
             quad!(rk, 76, e, a, b, c, d);
             load_group!(wk, next, 3, x3, bswap, k0);
             store_raw!(wn, 12, x3);
-            filter_share!(kill, wp, $steps, $per, 19, a, b, c, d, e);
+            filter_share!(kill, $kreg, wp, $steps, $per, 19, a, b, c, d, e);
 
             h0 = h0.wrapping_add(a);
             h1 = h1.wrapping_add(b);
@@ -621,6 +622,8 @@ unsafe fn compress_dc_ssse3(
         on_collision,
         sse2_steps,
         PREFIX_SSE2,
+        _mm_setzero_si128(),
+        xmm_reg,
         sse2_finish,
         x86_filter::ubc_mask_sse2,
         compress_dc_ssse3
@@ -658,6 +661,8 @@ unsafe fn compress_dc_avx2_inner(
         on_collision,
         avx2_steps,
         PREFIX_AVX2,
+        _mm256_setzero_si256(),
+        ymm_reg,
         avx2_finish,
         x86_filter::ubc_mask_avx2,
         compress_dc_avx2_inner

@@ -118,11 +118,18 @@ pub(crate) unsafe fn sse2_finish<const P: usize>(kill: __m128i, w: &Expanded) ->
 ///
 /// # Safety
 ///
-/// The CPU must have SSE2.
+/// The CPU must have AVX2 and the OS must save ymm state.
 #[inline(always)]
-pub(crate) unsafe fn avx2_finish<const P: usize>(kill: __m128i, w: &Expanded) -> u32 {
-    // SAFETY: the caller guarantees SSE2.
-    match unsafe { survivors(kill) } {
+pub(crate) unsafe fn avx2_finish<const P: usize>(kill: __m256i, w: &Expanded) -> u32 {
+    // SAFETY: the caller guarantees AVX2.
+    let half = unsafe {
+        _mm_or_si128(
+            _mm256_castsi256_si128(kill),
+            _mm256_extracti128_si256(kill, 1),
+        )
+    };
+    // SAFETY: AVX2 implies SSE2.
+    match unsafe { survivors(half) } {
         0 => 0,
         mask => Tails::<8, P>::TAIL.finish(w, mask),
     }
@@ -140,22 +147,22 @@ pub(crate) unsafe fn ubc_mask_sse2(w: &Expanded) -> u32 {
     unsafe { sse2_finish::<SSE2_PREFIX>(sse2_steps::<0, SSE2_PREFIX>(_mm_setzero_si128(), w), w) }
 }
 
-/// Steps `LO..HI` of the AVX2 filter on `w`, or-ed into `kill` (folded
-/// to 128 bits). Ends with `vzeroupper`: the SHA extensions have no VEX
-/// form, and legacy-SSE code after 256-bit code with dirty upper halves
-/// ran ~80x slower on the Zen 3 measured.
+/// Steps `LO..HI` of the AVX2 filter on `w`, or-ed into `kill`. No
+/// `vzeroupper`: the AVX2 kernel is VEX-encoded throughout, and an
+/// explicit one inside its loop made the compiler spill every vector
+/// register around it. Code that goes on to legacy-SSE instructions (the
+/// SHA extensions have no VEX form) must clear the upper halves itself,
+/// as [`ubc_mask_avx2`] does.
 ///
 /// # Safety
 ///
 /// The CPU must have AVX2 and the OS must save ymm state.
 #[inline(always)]
 pub(crate) unsafe fn avx2_steps<const LO: usize, const HI: usize>(
-    kill: __m128i,
+    mut kill: __m256i,
     w: &Expanded,
-) -> __m128i {
+) -> __m256i {
     let p = w.as_ptr();
-    // SAFETY: the caller guarantees AVX2.
-    let mut acc = unsafe { _mm256_setzero_si256() };
     unroll!(N8, |I| {
         if (LO..HI).contains(&I) {
             let ch = &PLAN8[I];
@@ -175,25 +182,14 @@ pub(crate) unsafe fn avx2_steps<const LO: usize, const HI: usize>(
                     _mm256_loadu_si256(ch.bit.as_ptr().cast()),
                 );
                 let ok = _mm256_cmpeq_epi32(t, _mm256_loadu_si256(ch.expect.as_ptr().cast()));
-                acc = _mm256_or_si256(
-                    acc,
+                kill = _mm256_or_si256(
+                    kill,
                     _mm256_andnot_si256(ok, _mm256_loadu_si256(ch.dvs.as_ptr().cast())),
                 );
             }
         }
     });
-    // SAFETY: the caller guarantees AVX2.
-    unsafe {
-        let k = _mm_or_si128(
-            kill,
-            _mm_or_si128(
-                _mm256_castsi256_si128(acc),
-                _mm256_extracti128_si256(acc, 1),
-            ),
-        );
-        _mm256_zeroupper();
-        k
-    }
+    kill
 }
 
 /// The candidate mask of `w`, with AVX2. Equal to [`super::ubc_mask`].
@@ -205,7 +201,19 @@ pub(crate) unsafe fn avx2_steps<const LO: usize, const HI: usize>(
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn ubc_mask_avx2(w: &Expanded) -> u32 {
     // SAFETY: AVX2 is enabled here.
-    unsafe { avx2_finish::<AVX2_PREFIX>(avx2_steps::<0, AVX2_PREFIX>(_mm_setzero_si128(), w), w) }
+    unsafe {
+        let kill = avx2_steps::<0, AVX2_PREFIX>(_mm256_setzero_si256(), w);
+        // Callers may go on to legacy-SSE code (the SHA-NI kernel).
+        let half = _mm_or_si128(
+            _mm256_castsi256_si128(kill),
+            _mm256_extracti128_si256(kill, 1),
+        );
+        _mm256_zeroupper();
+        match survivors(half) {
+            0 => 0,
+            mask => Tails::<8, AVX2_PREFIX>::TAIL.finish(w, mask),
+        }
+    }
 }
 
 /// Number of SIMD steps of each filter.
