@@ -66,6 +66,17 @@ pub use bytes::ByteArray;
 #[cfg(feature = "rustcrypto")]
 pub use {aead, cipher, digest, universal_hash};
 
+/// Equality in time independent of where the inputs differ (the lengths
+/// are public): for tags and MACs.
+pub(crate) fn ct_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let diff = a.iter().zip(b).fold(0u8, |d, (x, y)| d | (x ^ y));
+    // Keep the compiler from turning the fold into an early exit.
+    core::hint::black_box(diff) == 0
+}
+
 /// The README's Rust examples, compiled and run as doc tests.
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]

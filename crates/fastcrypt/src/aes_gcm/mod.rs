@@ -72,7 +72,7 @@ mod x86_aesni_pclmul;
 #[cfg(fastcrypt_x86)]
 mod x86_vaes_vpclmul;
 
-use crate::ByteArray;
+use crate::{ct_eq, ByteArray};
 use core::fmt;
 
 // What RustCrypto's `aes-gcm` re-exports, so its users' `use` lines carry
@@ -331,16 +331,6 @@ struct Gcm {
 fn inc32(block: &mut [u8; 16], n: u32) {
     let c = u32::from_be_bytes([block[12], block[13], block[14], block[15]]).wrapping_add(n);
     block[12..].copy_from_slice(&c.to_be_bytes());
-}
-
-/// Equality in time independent of where the inputs differ.
-fn ct_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let diff = a.iter().zip(b).fold(0u8, |d, (x, y)| d | (x ^ y));
-    // Keep the compiler from turning the fold into an early exit.
-    core::hint::black_box(diff) == 0
 }
 
 impl Gcm {
