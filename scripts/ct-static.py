@@ -32,6 +32,8 @@ import sys
 # (demangled symbol, what it is, "vector" or "scalar" taint sources)
 KERNELS = [
     ("fastcrypt::sha1::x86_shani::compress_shani", "SHA-1, SHA-NI", "vector"),
+    ("fastcrypt::sha1::x86_shani::hmac_finish_shani", "HMAC-SHA1 end, SHA-NI", "vector"),
+    ("fastcrypt::sha1::x86_shani::pbkdf2_shani", "PBKDF2-HMAC-SHA1 chains, SHA-NI", "vector"),
     ("fastcrypt::ghash::x86_vpclmul::update_vpclmul", "GHASH, VPCLMULQDQ (ymm)", "vector"),
     ("fastcrypt::ghash::x86_pclmul::update_pclmul", "GHASH, PCLMULQDQ", "vector"),
     ("fastcrypt::ghash::x86_pclmul::expand", "GHASH key powers H^1..H^16", "vector"),

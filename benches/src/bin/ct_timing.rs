@@ -374,6 +374,43 @@ mod harness {
                 }),
             });
         }
+        // HMAC and PBKDF2 with a secret key: the keyed states, the fused
+        // HMAC end and the two- and one-chain PBKDF2 kernels (45 bytes:
+        // a pair of blocks, then a partial one).
+        for b in [sha1::Backend::Shani, sha1::Backend::Avx2] {
+            if sha1::HmacSha1::with_backend(b, b"").is_err() {
+                println!("skipped: hmac/pbkdf2 sha1/{b} (this CPU lacks it)");
+                continue;
+            }
+            out.push(Target {
+                what: "hmac-sha1 new+mac",
+                backend: b.to_string(),
+                secret: "key (32 B)".into(),
+                leaky_twin: false,
+                len: 32,
+                fixed: vec![0; 32],
+                op: Box::new(move |key| {
+                    if let Ok(k) = sha1::HmacSha1::with_backend(b, key) {
+                        black_box(k.mac(b"public message"));
+                    }
+                }),
+            });
+            out.push(Target {
+                what: "pbkdf2-sha1 (2 iterations, 45 B)",
+                backend: b.to_string(),
+                secret: "password (32 B)".into(),
+                leaky_twin: false,
+                len: 32,
+                fixed: vec![0; 32],
+                op: Box::new(move |password| {
+                    let mut dk = [0u8; 45];
+                    if let Ok(k) = sha1::HmacSha1::with_backend(b, password) {
+                        black_box(k.pbkdf2(b"public salt", 2, &mut dk).is_ok());
+                    }
+                    black_box(dk);
+                }),
+            });
+        }
     }
 
     fn ghash_targets(rng: &mut Rng, out: &mut Vec<Target>) {

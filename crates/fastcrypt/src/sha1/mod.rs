@@ -22,6 +22,7 @@
 //! computed with SIMD, feeding scalar rounds), `shani` (SHA extensions).
 
 pub(crate) mod dc;
+mod hmac;
 pub(crate) mod portable;
 
 /// What a fused detection loop does with `dc::after_block`'s verdict on
@@ -55,6 +56,8 @@ mod x86_avx2;
 mod x86_shani;
 #[cfg(fastcrypt_x86)]
 mod x86_ssse3;
+
+pub use hmac::{hmac_sha1, pbkdf2_hmac_sha1, HmacSha1, MacError, Pbkdf2Error};
 
 pub use dc::{
     compress_dc, digest_dc, Collision, DcConfig, DcDigest, DisturbanceVector, DvType, OnCollision,
@@ -307,7 +310,17 @@ pub fn digest(data: &[u8]) -> [u8; DIGEST_LEN] {
     if whole > 0 {
         kernel.compress(&mut state, &data[..whole]);
     }
-    let rest = &data[whole..];
+    let (tail, n) = padded_tail(&data[whole..], data.len() as u64);
+    kernel.compress(&mut state, &tail[..n]);
+    state_to_bytes(&state)
+}
+
+/// The last block or two of a message of `total_len` bytes whose
+/// unprocessed end is `rest` (under 64 bytes): `rest`, the 0x80 byte,
+/// zeros and the length in bits. Returns the blocks and their length (64
+/// or 128).
+pub(crate) fn padded_tail(rest: &[u8], total_len: u64) -> ([u8; 2 * BLOCK_LEN], usize) {
+    debug_assert!(rest.len() < BLOCK_LEN);
     let mut tail = [0u8; 2 * BLOCK_LEN];
     tail[..rest.len()].copy_from_slice(rest);
     tail[rest.len()] = 0x80;
@@ -316,7 +329,6 @@ pub fn digest(data: &[u8]) -> [u8; DIGEST_LEN] {
     } else {
         2 * BLOCK_LEN
     };
-    tail[n - 8..n].copy_from_slice(&(data.len() as u64).wrapping_mul(8).to_be_bytes());
-    kernel.compress(&mut state, &tail[..n]);
-    state_to_bytes(&state)
+    tail[n - 8..n].copy_from_slice(&total_len.wrapping_mul(8).to_be_bytes());
+    (tail, n)
 }

@@ -794,6 +794,184 @@ unsafe fn forward_shani(mut s: [u32; 5], w: &Expanded, from: usize, to: usize) -
     s
 }
 
+/// Runs `n` PBKDF2 iterations on each of `N` chains (see
+/// `Kernel::pbkdf2_chains`), all in registers: the 20-byte message of each
+/// HMAC is the previous digest, so a block's first five words are the
+/// `sha1rnds4` state the last compression left, and the rest is constant
+/// padding. The chains' round groups alternate, filling the latency of
+/// one chain's `sha1rnds4` with the other's.
+pub(crate) fn pbkdf2_chains<const N: usize>(
+    _token: ShaNiToken,
+    inner_key: &[u32; 5],
+    outer_key: &[u32; 5],
+    u: &mut [[u32; 5]; N],
+    t: &mut [[u32; 5]; N],
+    n: u32,
+) {
+    // SAFETY: the token proves SHA, SSSE3 and SSE4.1, everything
+    // `pbkdf2_shani` enables.
+    unsafe { pbkdf2_shani(inner_key, outer_key, u, t, n) }
+}
+
+/// The end of an HMAC (see `Kernel::hmac_finish`): the inner tail's
+/// blocks, then the outer block built in registers from the inner digest.
+pub(crate) fn hmac_finish(
+    _token: ShaNiToken,
+    inner: &mut [u32; 5],
+    tail: &[u8],
+    outer_key: &[u32; 5],
+) -> [u32; 5] {
+    // SAFETY: the token proves SHA, SSSE3 and SSE4.1, everything
+    // `hmac_finish_shani` enables.
+    unsafe { hmac_finish_shani(inner, tail, outer_key) }
+}
+
+#[target_feature(enable = "sha,ssse3,sse4.1")]
+unsafe fn hmac_finish_shani(inner: &mut [u32; 5], tail: &[u8], outer_key: &[u32; 5]) -> [u32; 5] {
+    // SAFETY: the features `compress_shani` needs are enabled here.
+    unsafe { compress_shani(inner, tail) };
+    let (ha, he) = load_state(inner);
+    let (oa, oe) = load_state(outer_key);
+    let (a, e) = compress_digest_blocks::<1>(oa, oe, [ha], [he]);
+    let mut out = [0u32; 5];
+    store_state(a[0], e[0], &mut out);
+    out
+}
+
+/// A state as `sha1rnds4` holds it: ABCD (A in lane 3) and E in lane 3.
+#[inline(always)]
+fn load_state(s: &[u32; 5]) -> (__m128i, __m128i) {
+    // SAFETY: SSE2 is enabled in the callers' contexts (this is inlined
+    // into `pbkdf2_shani` and `hmac_finish_shani`); `s` has 16 readable
+    // bytes.
+    unsafe {
+        (
+            _mm_shuffle_epi32(_mm_loadu_si128(s.as_ptr().cast()), 0x1B),
+            _mm_set_epi32(s[4] as i32, 0, 0, 0),
+        )
+    }
+}
+
+/// The inverse of [`load_state`].
+#[inline(always)]
+fn store_state(abcd: __m128i, e: __m128i, s: &mut [u32; 5]) {
+    // SAFETY: SSE2 and SSE4.1 are enabled in the callers' contexts (as
+    // for `load_state`); `s` has 16 writable bytes.
+    unsafe {
+        _mm_storeu_si128(s.as_mut_ptr().cast(), _mm_shuffle_epi32(abcd, 0x1B));
+        s[4] = _mm_extract_epi32(e, 3) as u32;
+    }
+}
+
+/// Group `$i` of the compressions of all chains, as `quad!` for one.
+macro_rules! quad_n {
+    ($i:literal, $abcd:ident, $e_in:ident, $e_out:ident, $m:ident, $f:literal) => {
+        for c in 0..$abcd.len() {
+            if $i == 0 {
+                $e_in[c] = _mm_add_epi32($e_in[c], $m[c][0]);
+            } else {
+                $e_in[c] = _mm_sha1nexte_epu32($e_in[c], $m[c][$i % 4]);
+            }
+            $e_out[c] = $abcd[c];
+            if $i >= 3 && $i <= 18 {
+                $m[c][($i + 1) % 4] = _mm_sha1msg2_epu32($m[c][($i + 1) % 4], $m[c][$i % 4]);
+            }
+            $abcd[c] = _mm_sha1rnds4_epu32($abcd[c], $e_in[c], $f);
+            if $i >= 1 && $i <= 16 {
+                $m[c][($i + 3) % 4] = _mm_sha1msg1_epu32($m[c][($i + 3) % 4], $m[c][$i % 4]);
+            }
+            if $i >= 2 && $i <= 17 {
+                $m[c][($i + 2) % 4] = _mm_xor_si128($m[c][($i + 2) % 4], $m[c][$i % 4]);
+            }
+        }
+    };
+}
+
+/// One compression per chain from the same chaining value (`abcd0`,
+/// `e0`) of the blocks whose first five words are `w_abcd`/`w_e` (as
+/// [`load_state`] lays them out) and whose rest is the padding of a
+/// 20-byte message after one key block.
+#[inline(always)]
+#[allow(unused_assignments)]
+fn compress_digest_blocks<const N: usize>(
+    abcd0: __m128i,
+    e0: __m128i,
+    w_abcd: [__m128i; N],
+    w_e: [__m128i; N],
+) -> ([__m128i; N], [__m128i; N]) {
+    // SAFETY: SHA, SSE2 and SSE4.1 are enabled in the callers' contexts
+    // (inlined into `pbkdf2_shani` and `hmac_finish_shani`).
+    unsafe {
+        // Words 5 and 15: the 0x80 byte after the message, and its length
+        // in bits (672).
+        let pad5 = _mm_set_epi32(0, 0x8000_0000_u32 as i32, 0, 0);
+        let len15 = _mm_set_epi32(0, 0, 0, super::hmac::DIGEST_BLOCK_LEN_BITS as i32);
+        let zero = _mm_setzero_si128();
+        let mut m: [[__m128i; 4]; N] =
+            core::array::from_fn(|c| [w_abcd[c], _mm_or_si128(w_e[c], pad5), zero, len15]);
+        let mut abcd = [abcd0; N];
+        let mut ea = [e0; N];
+        let mut eb = [zero; N];
+        quad_n!(0, abcd, ea, eb, m, 0);
+        quad_n!(1, abcd, eb, ea, m, 0);
+        quad_n!(2, abcd, ea, eb, m, 0);
+        quad_n!(3, abcd, eb, ea, m, 0);
+        quad_n!(4, abcd, ea, eb, m, 0);
+        quad_n!(5, abcd, eb, ea, m, 1);
+        quad_n!(6, abcd, ea, eb, m, 1);
+        quad_n!(7, abcd, eb, ea, m, 1);
+        quad_n!(8, abcd, ea, eb, m, 1);
+        quad_n!(9, abcd, eb, ea, m, 1);
+        quad_n!(10, abcd, ea, eb, m, 2);
+        quad_n!(11, abcd, eb, ea, m, 2);
+        quad_n!(12, abcd, ea, eb, m, 2);
+        quad_n!(13, abcd, eb, ea, m, 2);
+        quad_n!(14, abcd, ea, eb, m, 2);
+        quad_n!(15, abcd, eb, ea, m, 3);
+        quad_n!(16, abcd, ea, eb, m, 3);
+        quad_n!(17, abcd, eb, ea, m, 3);
+        quad_n!(18, abcd, ea, eb, m, 3);
+        quad_n!(19, abcd, eb, ea, m, 3);
+        // E after round 79 comes from the A of round 76 (saved in `ea`);
+        // `e0` has zeros in lanes 0-2, so the result does too.
+        let e = core::array::from_fn(|c| _mm_sha1nexte_epu32(ea[c], e0));
+        let abcd = core::array::from_fn(|c| _mm_add_epi32(abcd[c], abcd0));
+        (abcd, e)
+    }
+}
+
+#[target_feature(enable = "sha,ssse3,sse4.1")]
+unsafe fn pbkdf2_shani<const N: usize>(
+    inner_key: &[u32; 5],
+    outer_key: &[u32; 5],
+    u: &mut [[u32; 5]; N],
+    t: &mut [[u32; 5]; N],
+    n: u32,
+) {
+    let (ia, ie) = load_state(inner_key);
+    let (oa, oe) = load_state(outer_key);
+    let mut ua = [_mm_setzero_si128(); N];
+    let mut ue = ua;
+    let mut ta = ua;
+    let mut te = ua;
+    for c in 0..N {
+        (ua[c], ue[c]) = load_state(&u[c]);
+        (ta[c], te[c]) = load_state(&t[c]);
+    }
+    for _ in 0..n {
+        let (ha, he) = compress_digest_blocks(ia, ie, ua, ue);
+        (ua, ue) = compress_digest_blocks(oa, oe, ha, he);
+        for c in 0..N {
+            ta[c] = _mm_xor_si128(ta[c], ua[c]);
+            te[c] = _mm_xor_si128(te[c], ue[c]);
+        }
+    }
+    for c in 0..N {
+        store_state(ua[c], ue[c], &mut u[c]);
+        store_state(ta[c], te[c], &mut t[c]);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::dc::{expand, ScalarSteps};

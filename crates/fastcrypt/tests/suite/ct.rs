@@ -83,6 +83,8 @@ const PROBES: &[(&str, Probe)] = &[
         Probe::Leaky("digest_branch", leaky_sha1_digest_branch),
     ),
     ("hmac_sha1", Probe::Once("default", hmac_sha1)),
+    ("hmac_sha1_native", Probe::Sha1(hmac_sha1_native)),
+    ("pbkdf2_sha1", Probe::Sha1(pbkdf2_sha1)),
     (
         "hmac_sha1",
         Probe::Leaky("hex_encode", leaky_hmac_sha1_hex_encode),
@@ -430,6 +432,55 @@ fn hmac_sha1() -> TestResult {
         }
     }
     Ok(())
+}
+
+/// fastcrypt's own `HmacSha1` on backend `b`: a secret key (shorter and
+/// longer than a block) and message; `verify` against a secret right tag
+/// and a secret wrong one, whose verdicts are declassified only after it
+/// returns (a comparison that exits early, or a branch on the tag, is
+/// flagged).
+fn hmac_sha1_native(b: sha1::Backend) -> TestResult {
+    for key_len in [20, 100] {
+        let (key, msg) = (key_bytes(key_len), painted(50));
+        let want = hmac_tag::<::sha1::Sha1>(&key, &msg);
+        let mut wrong = want.clone();
+        wrong[7] ^= 1;
+        secret(&key[..]);
+        secret(&msg[..]);
+        secret(&want[..]);
+        secret(&wrong[..]);
+        let mut mac = sha1::HmacSha1::with_backend(b, &key)?;
+        mac.update(&msg);
+        let right_ok = black_box(mac.clone().verify(&want).is_ok());
+        let wrong_ok = black_box(mac.clone().verify(&wrong).is_ok());
+        still_secret("verdict", &right_ok)?;
+        let tag = mac.finalize();
+        still_secret("tag", &tag[..])?;
+        public(&tag[..]);
+        public(&want[..]);
+        check_eq(&format!("HmacSha1, {key_len}-byte key"), &tag, &want)?;
+        if !verdict(right_ok) || verdict(wrong_ok) {
+            return Err(format!("verify: right {right_ok}, wrong {wrong_ok}").into());
+        }
+    }
+    Ok(())
+}
+
+/// PBKDF2-HMAC-SHA1 on backend `b` with a secret password: 45 bytes (two
+/// chains and a partial third block), a few iterations.
+fn pbkdf2_sha1(b: sha1::Backend) -> TestResult {
+    let (password, salt) = (key_bytes(30), painted(16));
+    let mut want = [0u8; 45];
+    pbkdf2::pbkdf2::<hmac::Hmac<::sha1::Sha1>>(&password, &salt, 5, &mut want)
+        .map_err(|e| e.to_string())?;
+    secret(&password[..]);
+    let mut out = [0u8; 45];
+    sha1::HmacSha1::with_backend(b, &password)?
+        .pbkdf2(&salt, 5, &mut out)
+        .map_err(|e| e.to_string())?;
+    still_secret("key", &out[..])?;
+    public(&out[..]);
+    check_eq("pbkdf2", &out, &want)
 }
 
 fn hmac_tag<D>(key: &[u8], msg: &[u8]) -> Vec<u8>

@@ -6,6 +6,7 @@ mod aes_gcm;
 pub mod common;
 mod ct;
 mod ghash;
+mod hmac;
 mod rc4;
 mod sha1;
 mod sha1dc;
@@ -17,5 +18,6 @@ pub fn register_all(trials: &mut Vec<libtest_mimic::Trial>) {
     rc4::register(trials);
     sha1::register(trials);
     sha1dc::register(trials);
+    hmac::register(trials);
     ct::register(trials);
 }

@@ -1,0 +1,405 @@
+//! HMAC-SHA1 (RFC 2104) and PBKDF2-HMAC-SHA1 (RFC 8018, section 5.2).
+//!
+//! HMAC-SHA1 is still a sound MAC (its security rests on SHA-1's
+//! compression function as a PRF, not on collision resistance); it is
+//! what TOTP/HOTP, Kerberos, WPA2 and many older protocols use. New
+//! designs should prefer HMAC-SHA-256 or a modern MAC.
+//!
+//! ```
+//! use fastcrypt::sha1::{hmac_sha1, pbkdf2_hmac_sha1, HmacSha1};
+//!
+//! // RFC 2202, test case 2.
+//! let tag = hmac_sha1(b"Jefe", b"what do ya want for nothing?");
+//! assert_eq!(tag[..4], [0xef, 0xfc, 0xdf, 0x6a]);
+//!
+//! // Keyed once, then reused: each `clone` starts from the keyed state.
+//! let key = HmacSha1::new(b"Jefe");
+//! let mut mac = key.clone();
+//! mac.update(b"what do ya want ");
+//! mac.update(b"for nothing?");
+//! assert!(mac.verify(&tag).is_ok());
+//!
+//! // RFC 6070: "password", "salt", 2 iterations.
+//! let mut dk = [0u8; 20];
+//! pbkdf2_hmac_sha1(b"password", b"salt", 2, &mut dk).unwrap();
+//! assert_eq!(dk[..4], [0xea, 0x6c, 0x01, 0x4d]);
+//! ```
+
+use super::{state_to_bytes, Backend, Kernel, Sha1, BLOCK_LEN, DIGEST_LEN, IV};
+use zeroize::Zeroize;
+
+/// The inner hash's block in every PBKDF2 iteration after the first, and
+/// the outer hash's block in every HMAC: 20 bytes of digest, then SHA-1's
+/// padding for a message of one key block plus 20 bytes (672 bits).
+pub(crate) const DIGEST_BLOCK_LEN_BITS: u64 = ((BLOCK_LEN + DIGEST_LEN) * 8) as u64;
+
+/// HMAC-SHA1, keyed once: the states after the inner and outer padded key
+/// are computed by [`new`](HmacSha1::new), so each message costs its own
+/// blocks plus one compression. `clone` a keyed value to reuse the key,
+/// or call [`reset`](HmacSha1::reset) / [`finalize_reset`](HmacSha1::finalize_reset).
+/// The keyed states and the buffered input are zeroed on drop.
+#[derive(Clone)]
+pub struct HmacSha1 {
+    /// The chaining value after `key ^ ipad`.
+    inner_key: [u32; 5],
+    /// The chaining value after `key ^ opad`.
+    outer_key: [u32; 5],
+    /// The running inner hash, started from `inner_key`.
+    inner: Sha1,
+}
+
+/// A MAC did not match (its bytes or its length).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MacError;
+
+impl core::fmt::Display for MacError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("HMAC-SHA1: the MAC does not match")
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for MacError {}
+
+/// Why [`pbkdf2_hmac_sha1`] refused its arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pbkdf2Error {
+    /// The iteration count is 0 (RFC 8018 requires a positive count).
+    ZeroIterations,
+    /// The output is longer than `(2^32 - 1) * 20` bytes, the most
+    /// PBKDF2 defines.
+    OutputTooLong,
+}
+
+impl core::fmt::Display for Pbkdf2Error {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Pbkdf2Error::ZeroIterations => {
+                f.write_str("PBKDF2: the iteration count must be at least 1")
+            }
+            Pbkdf2Error::OutputTooLong => {
+                f.write_str("PBKDF2: the output is longer than (2^32 - 1) * 20 bytes")
+            }
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for Pbkdf2Error {}
+
+impl Drop for HmacSha1 {
+    fn drop(&mut self) {
+        self.inner_key.zeroize();
+        self.outer_key.zeroize();
+        // `inner` zeroes itself.
+    }
+}
+
+impl zeroize::ZeroizeOnDrop for HmacSha1 {}
+
+impl core::fmt::Debug for HmacSha1 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("HmacSha1")
+            .field("backend", &self.inner.backend)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HmacSha1 {
+    /// HMAC-SHA1 keyed with `key` (any length; keys longer than 64 bytes
+    /// are hashed first, as RFC 2104 says), on the fastest backend.
+    pub fn new(key: &[u8]) -> HmacSha1 {
+        let (backend, kernel) = Backend::auto();
+        Self::from_kernel(backend, kernel, key)
+    }
+
+    /// HMAC-SHA1 keyed with `key` on `backend`, or
+    /// [`Unsupported`](crate::Unsupported) if this CPU (or build) cannot
+    /// run it.
+    pub fn with_backend(backend: Backend, key: &[u8]) -> Result<HmacSha1, crate::Unsupported> {
+        Ok(Self::from_kernel(backend, backend.kernel()?, key))
+    }
+
+    fn from_kernel(backend: Backend, kernel: Kernel, key: &[u8]) -> HmacSha1 {
+        let mut block = [0u8; BLOCK_LEN];
+        if key.len() > BLOCK_LEN {
+            let mut h = Sha1::from_kernel(backend, kernel);
+            h.update(key);
+            block[..DIGEST_LEN].copy_from_slice(&h.finalize());
+        } else {
+            block[..key.len()].copy_from_slice(key);
+        }
+        let keyed = |pad: u8| {
+            let mut state = IV;
+            let mut padded = block.map(|b| b ^ pad);
+            kernel.compress(&mut state, &padded);
+            padded.zeroize();
+            state
+        };
+        let (inner_key, outer_key) = (keyed(0x36), keyed(0x5c));
+        block.zeroize();
+        let mut inner = Sha1::from_kernel(backend, kernel);
+        inner.state = inner_key;
+        inner.compressed = BLOCK_LEN as u64;
+        HmacSha1 {
+            inner_key,
+            outer_key,
+            inner,
+        }
+    }
+
+    /// The backend this MAC computes with.
+    pub fn backend(&self) -> Backend {
+        self.inner.backend
+    }
+
+    /// Absorbs `data`; any length, any number of calls.
+    #[inline]
+    pub fn update(&mut self, data: impl AsRef<[u8]>) {
+        self.inner.update(data);
+    }
+
+    /// The MAC of everything absorbed.
+    pub fn finalize(mut self) -> [u8; DIGEST_LEN] {
+        state_to_bytes(&self.finalize_words())
+    }
+
+    /// The MAC, then back to the keyed state (same key, same backend).
+    pub fn finalize_reset(&mut self) -> [u8; DIGEST_LEN] {
+        let out = state_to_bytes(&self.finalize_words());
+        self.reset();
+        out
+    }
+
+    /// Back to the keyed state: the absorbed input is dropped, the key
+    /// kept.
+    pub fn reset(&mut self) {
+        self.inner.state = self.inner_key;
+        self.inner.compressed = BLOCK_LEN as u64;
+        self.inner.buf_len = 0;
+    }
+
+    /// Compares the MAC of everything absorbed with `tag` (20 bytes) in
+    /// constant time.
+    pub fn verify(self, tag: &[u8]) -> Result<(), MacError> {
+        let mac = self.finalize();
+        if crate::ct_eq(&mac, tag) {
+            Ok(())
+        } else {
+            Err(MacError)
+        }
+    }
+
+    /// Compares the first `tag.len()` bytes of the MAC with `tag` in
+    /// constant time, for protocols that truncate it. Tags shorter than
+    /// 10 bytes (80 bits, the least RFC 2104 recommends) or longer than 20
+    /// are refused.
+    pub fn verify_truncated(self, tag: &[u8]) -> Result<(), MacError> {
+        if !(10..=DIGEST_LEN).contains(&tag.len()) {
+            return Err(MacError);
+        }
+        let mac = self.finalize();
+        if crate::ct_eq(&mac[..tag.len()], tag) {
+            Ok(())
+        } else {
+            Err(MacError)
+        }
+    }
+
+    /// The MAC as SHA-1 state words: the inner hash's padded tail, then
+    /// the outer block.
+    fn finalize_words(&mut self) -> [u32; 5] {
+        let h = &mut self.inner;
+        let total = h.compressed + h.buf_len as u64;
+        let (mut tail, n) = super::padded_tail(&h.buf[..h.buf_len], total);
+        let out = h
+            .kernel
+            .hmac_finish(&mut h.state, &tail[..n], &self.outer_key);
+        tail.zeroize();
+        out
+    }
+
+    /// The MAC of `data` alone, from the keyed state, without changing
+    /// `self` (no copy of the hasher, no buffering): the fast path for
+    /// one message per call with a prepared key.
+    ///
+    /// ```
+    /// use fastcrypt::sha1::HmacSha1;
+    /// let key = HmacSha1::new(b"key");
+    /// let mut streamed = key.clone();
+    /// streamed.update(b"message");
+    /// assert_eq!(key.mac(b"message"), streamed.finalize());
+    /// ```
+    pub fn mac(&self, data: &[u8]) -> [u8; DIGEST_LEN] {
+        let kernel = self.inner.kernel;
+        let mut state = self.inner_key;
+        let whole = data.len() / BLOCK_LEN * BLOCK_LEN;
+        if whole > 0 {
+            kernel.compress(&mut state, &data[..whole]);
+        }
+        let total = (BLOCK_LEN + data.len()) as u64;
+        let (tail, n) = super::padded_tail(&data[whole..], total);
+        let mut out = kernel.hmac_finish(&mut state, &tail[..n], &self.outer_key);
+        let mac = state_to_bytes(&out);
+        state.zeroize();
+        out.zeroize();
+        mac
+    }
+
+    /// PBKDF2-HMAC-SHA1 with this MAC's key as the password: fills `out`
+    /// (any length) from `salt` and `iterations` (see
+    /// [`pbkdf2_hmac_sha1`]). The absorbed input, if any, is ignored.
+    pub fn pbkdf2(&self, salt: &[u8], iterations: u32, out: &mut [u8]) -> Result<(), Pbkdf2Error> {
+        if iterations == 0 {
+            return Err(Pbkdf2Error::ZeroIterations);
+        }
+        if out.len() as u64 > u64::from(u32::MAX) * DIGEST_LEN as u64 {
+            return Err(Pbkdf2Error::OutputTooLong);
+        }
+        // Output blocks two at a time: each is a chain of dependent
+        // compressions, and a kernel runs two chains in the time of one.
+        let mut index = 1u32;
+        let mut chunks = out.chunks_mut(2 * DIGEST_LEN);
+        for pair in &mut chunks {
+            if pair.len() > DIGEST_LEN {
+                let (a, b) = pair.split_at_mut(DIGEST_LEN);
+                let mut u = [self.first_u(salt, index), self.first_u(salt, index + 1)];
+                let mut t = u;
+                self.inner.kernel.pbkdf2_chains(
+                    &self.inner_key,
+                    &self.outer_key,
+                    &mut u,
+                    &mut t,
+                    iterations - 1,
+                );
+                a.copy_from_slice(&state_to_bytes(&t[0]));
+                b.copy_from_slice(&state_to_bytes(&t[1])[..b.len()]);
+                u.zeroize();
+                t.zeroize();
+            } else {
+                let mut u = [self.first_u(salt, index)];
+                let mut t = u;
+                self.inner.kernel.pbkdf2_chains(
+                    &self.inner_key,
+                    &self.outer_key,
+                    &mut u,
+                    &mut t,
+                    iterations - 1,
+                );
+                pair.copy_from_slice(&state_to_bytes(&t[0])[..pair.len()]);
+                u.zeroize();
+                t.zeroize();
+            }
+            index = index.wrapping_add(2);
+        }
+        Ok(())
+    }
+
+    /// `U_1` of output block `index`: the MAC of `salt || INT(index)`.
+    fn first_u(&self, salt: &[u8], index: u32) -> [u32; 5] {
+        let mut mac = self.clone();
+        mac.reset();
+        mac.update(salt);
+        mac.update(index.to_be_bytes());
+        mac.finalize_words()
+    }
+}
+
+/// A block with SHA-1's padding for a 20-byte message after one key
+/// block; the caller writes the 20 bytes.
+fn digest_block() -> [u8; BLOCK_LEN] {
+    let mut block = [0u8; BLOCK_LEN];
+    block[DIGEST_LEN] = 0x80;
+    block[BLOCK_LEN - 8..].copy_from_slice(&DIGEST_BLOCK_LEN_BITS.to_be_bytes());
+    block
+}
+
+impl Kernel {
+    /// The end of an HMAC: compresses the inner hash's padded `tail` (one
+    /// or two blocks) into `inner` (which is left in an unspecified
+    /// state), then the outer block holding that digest, from
+    /// `outer_key`. Returns the MAC as state words.
+    pub(crate) fn hmac_finish(
+        self,
+        inner: &mut [u32; 5],
+        tail: &[u8],
+        outer_key: &[u32; 5],
+    ) -> [u32; 5] {
+        #[cfg(fastcrypt_x86)]
+        if let Kernel::Shani(token) = self {
+            return super::x86_shani::hmac_finish(token, inner, tail, outer_key);
+        }
+        self.compress(inner, tail);
+        let mut block = digest_block();
+        block[..DIGEST_LEN].copy_from_slice(&state_to_bytes(inner));
+        let mut out = *outer_key;
+        self.compress(&mut out, &block);
+        block.zeroize();
+        out
+    }
+
+    /// Runs `n` more PBKDF2 iterations on each chain: `u = HMAC(u)`,
+    /// `t ^= u`, where HMAC is the keyed states `inner_key`/`outer_key`
+    /// applied to a 20-byte message (two compressions). The chains are
+    /// independent; kernels that can interleave them do.
+    pub(crate) fn pbkdf2_chains<const N: usize>(
+        self,
+        inner_key: &[u32; 5],
+        outer_key: &[u32; 5],
+        u: &mut [[u32; 5]; N],
+        t: &mut [[u32; 5]; N],
+        n: u32,
+    ) {
+        #[cfg(fastcrypt_x86)]
+        if let Kernel::Shani(token) = self {
+            super::x86_shani::pbkdf2_chains(token, inner_key, outer_key, u, t, n);
+            return;
+        }
+        let mut block = digest_block();
+        for (u, t) in u.iter_mut().zip(t.iter_mut()) {
+            for _ in 0..n {
+                block[..DIGEST_LEN].copy_from_slice(&state_to_bytes(u));
+                let mut s = *inner_key;
+                self.compress(&mut s, &block);
+                block[..DIGEST_LEN].copy_from_slice(&state_to_bytes(&s));
+                *u = *outer_key;
+                self.compress(u, &block);
+                for (t, u) in t.iter_mut().zip(u.iter()) {
+                    *t ^= u;
+                }
+                s.zeroize();
+            }
+        }
+        block.zeroize();
+    }
+}
+
+/// HMAC-SHA1 of `data` under `key`, on the fastest backend.
+pub fn hmac_sha1(key: &[u8], data: &[u8]) -> [u8; DIGEST_LEN] {
+    let mut mac = HmacSha1::new(key);
+    mac.update(data);
+    mac.finalize()
+}
+
+/// PBKDF2-HMAC-SHA1 (RFC 8018): fills `out` (any length; 20 bytes per
+/// block, the last one cut) from `password`, `salt` and `iterations`, on
+/// the fastest backend. Each iteration is two SHA-1 compressions straight
+/// from the keyed states, and the output blocks run as independent chains
+/// (two at a time), so a 32-byte WPA2 key costs about what a 20-byte one
+/// does on SHA-NI. Use [`HmacSha1::with_backend`] and
+/// [`HmacSha1::pbkdf2`] to force a backend.
+///
+/// ```
+/// // IEEE 802.11i-2004, H.4.1: WPA2-PSK from passphrase and SSID.
+/// let mut pmk = [0u8; 32];
+/// fastcrypt::sha1::pbkdf2_hmac_sha1(b"password", b"IEEE", 4096, &mut pmk).unwrap();
+/// assert_eq!(pmk[..4], [0xf4, 0x2c, 0x6f, 0xc5]);
+/// ```
+pub fn pbkdf2_hmac_sha1(
+    password: &[u8],
+    salt: &[u8],
+    iterations: u32,
+    out: &mut [u8],
+) -> Result<(), Pbkdf2Error> {
+    HmacSha1::new(password).pbkdf2(salt, iterations, out)
+}
