@@ -634,7 +634,9 @@ fn help_lists_every_algorithm_and_peer_group() {
     assert!(o.status.success());
     let help = String::from_utf8(o.stdout).unwrap();
     assert!(
-        help.contains("Algorithms to measure: sha1, sha1dc, rc4, ghash, aes-128-gcm"),
+        help.contains(
+            "Algorithms to measure: sha1, sha1dc, hmac-sha1, pbkdf2-sha1, rc4, ghash, aes-128-gcm"
+        ),
         "{help}"
     );
     assert!(help.contains("8,1K,8K,1M (sha1dc)"), "{help}");

@@ -26,6 +26,8 @@ use std::hint::black_box;
 
 mod aes_gcm;
 mod ghash;
+mod hmac_sha1;
+mod pbkdf2_sha1;
 mod rc4;
 mod sha1;
 mod sha1dc;
@@ -34,6 +36,8 @@ mod sha1dc;
 pub static ALL: &[&Algorithm] = &[
     &sha1::ALGORITHM,
     &sha1dc::ALGORITHM,
+    &hmac_sha1::ALGORITHM,
+    &pbkdf2_sha1::ALGORITHM,
     &rc4::ALGORITHM,
     &ghash::ALGORITHM,
     &aes_gcm::AES_128_GCM,
