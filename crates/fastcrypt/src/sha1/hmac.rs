@@ -258,41 +258,42 @@ impl HmacSha1 {
         }
         // Output blocks two at a time: each is a chain of dependent
         // compressions, and a kernel runs two chains in the time of one.
-        let mut index = 1u32;
-        let mut chunks = out.chunks_mut(2 * DIGEST_LEN);
-        for pair in &mut chunks {
+        for (n, pair) in out.chunks_mut(2 * DIGEST_LEN).enumerate() {
+            // Block numbers start at 1 and fit in 32 bits (checked above).
+            let first = 2 * n as u32 + 1;
             if pair.len() > DIGEST_LEN {
-                let (a, b) = pair.split_at_mut(DIGEST_LEN);
-                let mut u = [self.first_u(salt, index), self.first_u(salt, index + 1)];
-                let mut t = u;
-                self.inner.kernel.pbkdf2_chains(
-                    &self.inner_key,
-                    &self.outer_key,
-                    &mut u,
-                    &mut t,
-                    iterations - 1,
-                );
-                a.copy_from_slice(&state_to_bytes(&t[0]));
-                b.copy_from_slice(&state_to_bytes(&t[1])[..b.len()]);
-                u.zeroize();
-                t.zeroize();
+                self.derive_blocks::<2>(salt, first, iterations, pair);
             } else {
-                let mut u = [self.first_u(salt, index)];
-                let mut t = u;
-                self.inner.kernel.pbkdf2_chains(
-                    &self.inner_key,
-                    &self.outer_key,
-                    &mut u,
-                    &mut t,
-                    iterations - 1,
-                );
-                pair.copy_from_slice(&state_to_bytes(&t[0])[..pair.len()]);
-                u.zeroize();
-                t.zeroize();
+                self.derive_blocks::<1>(salt, first, iterations, pair);
             }
-            index = index.wrapping_add(2);
         }
         Ok(())
+    }
+
+    /// Output blocks `first..first + N` of PBKDF2 into `out` (more than
+    /// `N - 1` blocks long; the last block may be cut), as `N` chains.
+    fn derive_blocks<const N: usize>(
+        &self,
+        salt: &[u8],
+        first: u32,
+        iterations: u32,
+        out: &mut [u8],
+    ) {
+        let mut u: [[u32; 5]; N] =
+            core::array::from_fn(|i| self.first_u(salt, first.wrapping_add(i as u32)));
+        let mut t = u;
+        self.inner.kernel.pbkdf2_chains(
+            &self.inner_key,
+            &self.outer_key,
+            &mut u,
+            &mut t,
+            iterations - 1,
+        );
+        for (chunk, t) in out.chunks_mut(DIGEST_LEN).zip(&t) {
+            chunk.copy_from_slice(&state_to_bytes(t)[..chunk.len()]);
+        }
+        u.zeroize();
+        t.zeroize();
     }
 
     /// `U_1` of output block `index`: the MAC of `salt || INT(index)`.
