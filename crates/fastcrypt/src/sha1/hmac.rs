@@ -89,8 +89,8 @@ impl std::error::Error for Pbkdf2Error {}
 
 impl Drop for HmacSha1 {
     fn drop(&mut self) {
-        self.inner_key.zeroize();
-        self.outer_key.zeroize();
+        self.inner_key.as_mut_slice().zeroize();
+        self.outer_key.as_mut_slice().zeroize();
         // `inner` zeroes itself.
     }
 }
@@ -133,11 +133,11 @@ impl HmacSha1 {
             let mut state = IV;
             let mut padded = block.map(|b| b ^ pad);
             kernel.compress(&mut state, &padded);
-            padded.zeroize();
+            padded.as_mut_slice().zeroize();
             state
         };
         let (inner_key, outer_key) = (keyed(0x36), keyed(0x5c));
-        block.zeroize();
+        block.as_mut_slice().zeroize();
         let mut inner = Sha1::from_kernel(backend, kernel);
         inner.state = inner_key;
         inner.compressed = BLOCK_LEN as u64;
@@ -211,12 +211,10 @@ impl HmacSha1 {
     fn finalize_words(&mut self) -> [u32; 5] {
         let h = &mut self.inner;
         let total = h.compressed + h.buf_len as u64;
-        let (mut tail, n) = super::padded_tail(&h.buf[..h.buf_len], total);
-        let out = h
-            .kernel
-            .hmac_finish(&mut h.state, &tail[..n], &self.outer_key);
-        tail.zeroize();
-        out
+        // The tail holds message bytes and padding, no key material.
+        let (tail, n) = super::padded_tail(&h.buf[..h.buf_len], total);
+        h.kernel
+            .hmac_finish(&mut h.state, &tail[..n], &self.outer_key)
     }
 
     /// The MAC of `data` alone, from the keyed state, without changing
@@ -241,8 +239,8 @@ impl HmacSha1 {
         let (tail, n) = super::padded_tail(&data[whole..], total);
         let mut out = kernel.hmac_finish(&mut state, &tail[..n], &self.outer_key);
         let mac = state_to_bytes(&out);
-        state.zeroize();
-        out.zeroize();
+        state.as_mut_slice().zeroize();
+        out.as_mut_slice().zeroize();
         mac
     }
 
@@ -292,8 +290,8 @@ impl HmacSha1 {
         for (chunk, t) in out.chunks_mut(DIGEST_LEN).zip(&t) {
             chunk.copy_from_slice(&state_to_bytes(t)[..chunk.len()]);
         }
-        u.zeroize();
-        t.zeroize();
+        u.as_flattened_mut().zeroize();
+        t.as_flattened_mut().zeroize();
     }
 
     /// `U_1` of output block `index`: the MAC of `salt || INT(index)`.
@@ -335,7 +333,7 @@ impl Kernel {
         block[..DIGEST_LEN].copy_from_slice(&state_to_bytes(inner));
         let mut out = *outer_key;
         self.compress(&mut out, &block);
-        block.zeroize();
+        block.as_mut_slice().zeroize();
         out
     }
 
@@ -368,10 +366,10 @@ impl Kernel {
                 for (t, u) in t.iter_mut().zip(u.iter()) {
                     *t ^= u;
                 }
-                s.zeroize();
+                s.as_mut_slice().zeroize();
             }
         }
-        block.zeroize();
+        block.as_mut_slice().zeroize();
     }
 }
 

@@ -133,8 +133,10 @@ pub struct Sha1 {
 
 impl Drop for Sha1 {
     fn drop(&mut self) {
-        self.state.zeroize();
-        self.buf.zeroize();
+        // As slices: `zeroize` writes a slice in one fill behind an
+        // optimisation barrier, an array element by element (volatile).
+        self.state.as_mut_slice().zeroize();
+        self.buf.as_mut_slice().zeroize();
     }
 }
 

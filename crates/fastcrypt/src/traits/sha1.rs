@@ -62,7 +62,8 @@ impl core::fmt::Debug for Sha1Core {
 
 impl Drop for Sha1Core {
     fn drop(&mut self) {
-        self.state.zeroize();
+        // As a slice: one fill, not a volatile write per word.
+        self.state.as_mut_slice().zeroize();
         self.blocks.zeroize();
     }
 }
@@ -102,7 +103,7 @@ impl FixedOutputCore for Sha1Core {
             kernel.compress(&mut state, block.as_slice())
         });
         out.copy_from_slice(&state_to_bytes(&state));
-        state.zeroize();
+        state.as_mut_slice().zeroize();
     }
 }
 
