@@ -645,3 +645,25 @@ fn help_lists_every_algorithm_and_peer_group() {
         "{help}"
     );
 }
+
+#[test]
+fn sweep_skips_algorithms_without_message_sizes() {
+    // Alone, pbkdf2-sha1 cannot sweep: a clear error, not minutes of work.
+    let err = fails(&["speed", "pbkdf2-sha1", "--sweep"]);
+    assert!(
+        err.contains("--sweep does not apply to pbkdf2-sha1"),
+        "{err}"
+    );
+    // With others, it is left out and they sweep.
+    let out = speed(&[
+        "hmac-sha1",
+        "pbkdf2-sha1",
+        "--sweep",
+        "--backend",
+        "auto",
+        "--peers",
+        "none",
+    ]);
+    assert!(!out.contains("PBKDF2"), "{out}");
+    assert!(out.contains("hmac-sha1"), "{out}");
+}

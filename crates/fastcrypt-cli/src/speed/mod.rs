@@ -98,6 +98,7 @@ pub struct SpeedArgs {
 
     /// Sizes in 16-byte blocks: 0..=32 blocks, then 64, 128, 256, 512 and
     /// 1024 blocks; one row per size, implementations side by side.
+    /// Skips pbkdf2-sha1, whose size is the derived key's length.
     #[arg(long)]
     sweep: bool,
 

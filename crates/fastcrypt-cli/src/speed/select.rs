@@ -82,7 +82,12 @@ pub fn cells(args: &SpeedArgs, algos: &[&'static Algorithm]) -> Result<Vec<Cell>
     let in_pair = |name: &str| compare.is_some_and(|p| name == p.old || name == p.new);
 
     let mut cells = Vec::new();
+    let mut unswept = Vec::new();
     for (ai, algo) in algos.iter().enumerate() {
+        if args.sweep && !algo.sweeps {
+            unswept.push(algo.name);
+            continue;
+        }
         if let (true, Some(p)) = (compare_only, compare) {
             // Nothing to pair in an algorithm that lacks A or B.
             let names: Vec<&str> = (algo.implementations)().iter().map(|i| i.name).collect();
@@ -114,6 +119,12 @@ pub fn cells(args: &SpeedArgs, algos: &[&'static Algorithm]) -> Result<Vec<Cell>
     }
     if let Some(p) = compare {
         check_compare(p, algos, &cells)?;
+    }
+    if cells.is_empty() && !unswept.is_empty() {
+        return Err(format!(
+            "--sweep does not apply to {} (its size is not a message length)",
+            unswept.join(", ")
+        ));
     }
     if cells.is_empty() {
         return Err("nothing selected to measure (see --backend and --peers)".into());

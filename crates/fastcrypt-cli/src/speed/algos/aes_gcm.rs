@@ -56,6 +56,7 @@ const fn registration(
         go_family,
         default_sizes: AEAD_SIZES,
         rows: RowNames::Prefixed(row_prefix),
+        sweeps: true,
         backends: backend_table::<Backend>,
         implementations,
     }

@@ -14,6 +14,7 @@ pub static ALGORITHM: Algorithm = Algorithm {
     // The sizes GHASH meets inside AES-GCM.
     default_sizes: super::AEAD_SIZES,
     rows: RowNames::Prefixed("GHASH_"),
+    sweeps: true,
     backends: backend_table::<Backend>,
     implementations,
 };

@@ -15,6 +15,7 @@ pub static ALGORITHM: Algorithm = Algorithm {
     go_family: "HMACSHA1",
     default_sizes: SIZES,
     rows: RowNames::Prefixed("MAC_"),
+    sweeps: true,
     // `HmacSha1` runs on SHA-1's backends.
     backends: backend_table::<Backend>,
     implementations,

@@ -56,6 +56,9 @@ pub struct Algorithm {
     pub default_sizes: &'static [usize],
     /// The row names, e.g. `Hash8Bytes`, `Hash1K`, `RC4_128`.
     pub rows: RowNames,
+    /// Whether `--sweep` measures it: false where the size is not a
+    /// message length (pbkdf2-sha1's is the derived key's).
+    pub sweeps: bool,
     /// fastcrypt's backends for it, runnable here or not, slowest first,
     /// and the one its default constructor picks (`--backend` names,
     /// `--list` and the header's `auto` line).

@@ -16,6 +16,8 @@ pub static ALGORITHM: Algorithm = Algorithm {
     go_family: "PBKDF2SHA1",
     default_sizes: SIZES,
     rows: RowNames::Prefixed("PBKDF2_4096_"),
+    // Output lengths up to 16 KiB at 4096 iterations would take minutes.
+    sweeps: false,
     // PBKDF2 runs on SHA-1's backends.
     backends: backend_table::<Backend>,
     implementations,

@@ -13,6 +13,7 @@ pub static ALGORITHM: Algorithm = Algorithm {
     go_family: "RC4",
     default_sizes: super::STREAM_SIZES,
     rows: RowNames::Prefixed("RC4_"),
+    sweeps: true,
     backends: backend_table::<Backend>,
     implementations,
 };

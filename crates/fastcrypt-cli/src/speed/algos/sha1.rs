@@ -13,6 +13,7 @@ pub static ALGORITHM: Algorithm = Algorithm {
     go_family: "SHA1",
     default_sizes: super::HASH_SIZES,
     rows: RowNames::Hash,
+    sweeps: true,
     backends: backend_table::<Backend>,
     implementations,
 };

@@ -20,6 +20,7 @@ pub static ALGORITHM: Algorithm = Algorithm {
     go_family: "SHA1DC",
     default_sizes: SIZES,
     rows: RowNames::Hash,
+    sweeps: true,
     // `Sha1Dc` runs on SHA-1's backends.
     backends: backend_table::<Backend>,
     implementations,
