@@ -63,6 +63,7 @@ impl std::error::Error for MacError {}
 
 /// Why [`pbkdf2_hmac_sha1`] refused its arguments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Pbkdf2Error {
     /// The iteration count is 0 (RFC 8018 requires a positive count).
     ZeroIterations,
@@ -125,7 +126,10 @@ impl HmacSha1 {
         if key.len() > BLOCK_LEN {
             let mut h = Sha1::from_kernel(backend, kernel);
             h.update(key);
-            block[..DIGEST_LEN].copy_from_slice(&h.finalize());
+            // SHA-1 of the key stands in for it: wiped like the key.
+            let mut hashed = h.finalize();
+            block[..DIGEST_LEN].copy_from_slice(&hashed);
+            hashed.zeroize();
         } else {
             block[..key.len()].copy_from_slice(key);
         }
@@ -159,7 +163,9 @@ impl HmacSha1 {
         self.inner.update(data);
     }
 
-    /// The MAC of everything absorbed.
+    /// The MAC of everything absorbed. To check a received MAC, use
+    /// [`verify`](HmacSha1::verify) rather than `==`, which may return as
+    /// soon as a byte differs.
     pub fn finalize(mut self) -> [u8; DIGEST_LEN] {
         state_to_bytes(&self.finalize_words())
     }
@@ -181,25 +187,32 @@ impl HmacSha1 {
 
     /// Compares the MAC of everything absorbed with `tag` (20 bytes) in
     /// constant time.
-    pub fn verify(self, tag: &[u8]) -> Result<(), MacError> {
-        let mac = self.finalize();
-        if crate::ct_eq(&mac, tag) {
-            Ok(())
-        } else {
-            Err(MacError)
-        }
+    pub fn verify(self, tag: impl AsRef<[u8]>) -> Result<(), MacError> {
+        self.verify_prefix(tag.as_ref(), DIGEST_LEN..=DIGEST_LEN)
     }
 
     /// Compares the first `tag.len()` bytes of the MAC with `tag` in
     /// constant time, for protocols that truncate it. Tags shorter than
     /// 10 bytes (80 bits, the least RFC 2104 recommends) or longer than 20
     /// are refused.
-    pub fn verify_truncated(self, tag: &[u8]) -> Result<(), MacError> {
-        if !(10..=DIGEST_LEN).contains(&tag.len()) {
+    pub fn verify_truncated(self, tag: impl AsRef<[u8]>) -> Result<(), MacError> {
+        self.verify_prefix(tag.as_ref(), 10..=DIGEST_LEN)
+    }
+
+    /// Compares `tag`, whose length must be in `lengths` (public), with
+    /// as many first bytes of the MAC, in constant time.
+    fn verify_prefix(
+        self,
+        tag: &[u8],
+        lengths: core::ops::RangeInclusive<usize>,
+    ) -> Result<(), MacError> {
+        if !lengths.contains(&tag.len()) {
             return Err(MacError);
         }
-        let mac = self.finalize();
-        if crate::ct_eq(&mac[..tag.len()], tag) {
+        let mut mac = self.finalize();
+        let ok = crate::ct_eq(&mac[..tag.len()], tag);
+        mac.zeroize();
+        if ok {
             Ok(())
         } else {
             Err(MacError)
@@ -219,7 +232,9 @@ impl HmacSha1 {
 
     /// The MAC of `data` alone, from the keyed state, without changing
     /// `self` (no copy of the hasher, no buffering): the fast path for
-    /// one message per call with a prepared key.
+    /// one message per call with a prepared key. As with
+    /// [`finalize`](HmacSha1::finalize), compare received MACs with
+    /// [`verify`](HmacSha1::verify).
     ///
     /// ```
     /// use fastcrypt::sha1::HmacSha1;
@@ -228,7 +243,8 @@ impl HmacSha1 {
     /// streamed.update(b"message");
     /// assert_eq!(key.mac(b"message"), streamed.finalize());
     /// ```
-    pub fn mac(&self, data: &[u8]) -> [u8; DIGEST_LEN] {
+    pub fn mac(&self, data: impl AsRef<[u8]>) -> [u8; DIGEST_LEN] {
+        let data = data.as_ref();
         let kernel = self.inner.kernel;
         let mut state = self.inner_key;
         let whole = data.len() / BLOCK_LEN * BLOCK_LEN;
@@ -277,8 +293,7 @@ impl HmacSha1 {
         iterations: u32,
         out: &mut [u8],
     ) {
-        let mut u: [[u32; 5]; N] =
-            core::array::from_fn(|i| self.first_u(salt, first.wrapping_add(i as u32)));
+        let mut u: [[u32; 5]; N] = core::array::from_fn(|i| self.first_u(salt, first + i as u32));
         let mut t = u;
         self.inner.kernel.pbkdf2_chains(
             &self.inner_key,
@@ -380,11 +395,14 @@ pub fn hmac_sha1(key: &[u8], data: &[u8]) -> [u8; DIGEST_LEN] {
     mac.finalize()
 }
 
-/// PBKDF2-HMAC-SHA1 (RFC 8018): fills `out` (any length; 20 bytes per
-/// block, the last one cut) from `password`, `salt` and `iterations`, on
-/// the fastest backend. Each iteration is two SHA-1 compressions straight
+/// PBKDF2-HMAC-SHA1 (RFC 8018): fills `out` (any length up to
+/// `(2^32 - 1) * 20` bytes; 20 bytes per block, the last one cut; an
+/// empty `out` is accepted and left empty, where RFC 8018 asks for a
+/// positive length) from `password`, `salt` and `iterations` (at least
+/// 1), on the fastest backend. Each iteration is two SHA-1 compressions straight
 /// from the keyed states, and the output blocks run as independent chains
-/// (two at a time), so a 32-byte WPA2 key costs about what a 20-byte one
+/// (two at a time; SHA-NI interleaves the two, the other backends run
+/// them in turn), so a 32-byte WPA2 key costs about what a 20-byte one
 /// does on SHA-NI. Use [`HmacSha1::with_backend`] and
 /// [`HmacSha1::pbkdf2`] to force a backend.
 ///

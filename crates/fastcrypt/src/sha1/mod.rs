@@ -251,6 +251,8 @@ impl Sha1 {
             two[..BLOCK_LEN].copy_from_slice(&self.buf);
             two[2 * BLOCK_LEN - 8..].copy_from_slice(&bit_len.to_be_bytes());
             self.kernel.compress(&mut self.state, &two);
+            // It holds the buffered input (key bytes, under SimpleHmac).
+            two.as_mut_slice().zeroize();
         }
         state_to_bytes(&self.state)
     }

@@ -826,6 +826,9 @@ pub(crate) fn hmac_finish(
     unsafe { hmac_finish_shani(inner, tail, outer_key) }
 }
 
+/// # Safety
+///
+/// The CPU must have SHA, SSSE3 and SSE4.1.
 #[target_feature(enable = "sha,ssse3,sse4.1")]
 unsafe fn hmac_finish_shani(inner: &mut [u32; 5], tail: &[u8], outer_key: &[u32; 5]) -> [u32; 5] {
     // SAFETY: the features `compress_shani` needs are enabled here.
@@ -839,28 +842,26 @@ unsafe fn hmac_finish_shani(inner: &mut [u32; 5], tail: &[u8], outer_key: &[u32;
 }
 
 /// A state as `sha1rnds4` holds it: ABCD (A in lane 3) and E in lane 3.
-#[inline(always)]
+/// (A safe function with target features: only code that has them, and
+/// so proved them, can call it without `unsafe`.)
+#[inline]
+#[target_feature(enable = "sha,ssse3,sse4.1")]
 fn load_state(s: &[u32; 5]) -> (__m128i, __m128i) {
-    // SAFETY: SSE2 is enabled in the callers' contexts (this is inlined
-    // into `pbkdf2_shani` and `hmac_finish_shani`); `s` has 16 readable
-    // bytes.
-    unsafe {
-        (
-            _mm_shuffle_epi32(_mm_loadu_si128(s.as_ptr().cast()), 0x1B),
-            _mm_set_epi32(s[4] as i32, 0, 0, 0),
-        )
-    }
+    // SAFETY: `s` has 16 readable bytes; SSE2 is enabled here.
+    let abcd = unsafe { _mm_loadu_si128(s.as_ptr().cast()) };
+    (
+        _mm_shuffle_epi32(abcd, 0x1B),
+        _mm_set_epi32(s[4] as i32, 0, 0, 0),
+    )
 }
 
 /// The inverse of [`load_state`].
-#[inline(always)]
+#[inline]
+#[target_feature(enable = "sha,ssse3,sse4.1")]
 fn store_state(abcd: __m128i, e: __m128i, s: &mut [u32; 5]) {
-    // SAFETY: SSE2 and SSE4.1 are enabled in the callers' contexts (as
-    // for `load_state`); `s` has 16 writable bytes.
-    unsafe {
-        _mm_storeu_si128(s.as_mut_ptr().cast(), _mm_shuffle_epi32(abcd, 0x1B));
-        s[4] = _mm_extract_epi32(e, 3) as u32;
-    }
+    // SAFETY: `s` has 16 writable bytes; SSE2 is enabled here.
+    unsafe { _mm_storeu_si128(s.as_mut_ptr().cast(), _mm_shuffle_epi32(abcd, 0x1B)) };
+    s[4] = _mm_extract_epi32(e, 3) as u32;
 }
 
 /// Group `$i` of the compressions of all chains, as `quad!` for one.
@@ -891,7 +892,8 @@ macro_rules! quad_n {
 /// `e0`) of the blocks whose first five words are `w_abcd`/`w_e` (as
 /// [`load_state`] lays them out) and whose rest is the padding of a
 /// 20-byte message after one key block.
-#[inline(always)]
+#[inline]
+#[target_feature(enable = "sha,ssse3,sse4.1")]
 #[allow(unused_assignments)]
 fn compress_digest_blocks<const N: usize>(
     abcd0: __m128i,
@@ -899,9 +901,7 @@ fn compress_digest_blocks<const N: usize>(
     w_abcd: [__m128i; N],
     w_e: [__m128i; N],
 ) -> ([__m128i; N], [__m128i; N]) {
-    // SAFETY: SHA, SSE2 and SSE4.1 are enabled in the callers' contexts
-    // (inlined into `pbkdf2_shani` and `hmac_finish_shani`).
-    unsafe {
+    {
         // Words 5 and 15: the 0x80 byte after the message, and its length
         // in bits (672).
         let pad5 = _mm_set_epi32(0, 0x8000_0000_u32 as i32, 0, 0);
@@ -940,6 +940,9 @@ fn compress_digest_blocks<const N: usize>(
     }
 }
 
+/// # Safety
+///
+/// The CPU must have SHA, SSSE3 and SSE4.1.
 #[target_feature(enable = "sha,ssse3,sse4.1")]
 unsafe fn pbkdf2_shani<const N: usize>(
     inner_key: &[u32; 5],

@@ -204,6 +204,21 @@ fn hmac_differential(b: Backend) -> TestResult {
             &fastcrypt::sha1::hmac_sha1(&key, &msg),
             &got,
         )?;
+        check_eq(&format!("{what}, mac"), &keyed(b, &key).mac(&msg), &got)?;
+    }
+    // `mac` at every tail length around the padding's one/two-block
+    // boundary (55/56 bytes) and the block size, from one key.
+    let key = keyed(b, b"key");
+    for len in 0..=200 {
+        let msg: Vec<u8> = (0..len).map(|i| (i * 7 + len) as u8).collect();
+        let mut rc =
+            hmac::Hmac::<::sha1::Sha1>::new_from_slice(b"key").map_err(|e| e.to_string())?;
+        rc.update(&msg);
+        check_eq(
+            &format!("mac, {len} bytes"),
+            &key.mac(&msg),
+            &rc.finalize().into_bytes(),
+        )?;
     }
     Ok(())
 }
@@ -221,6 +236,35 @@ fn hmac_reuse(b: Backend) -> TestResult {
         check_eq("reset", &m.finalize_reset(), &want)?;
         m.update(msg);
         check_eq("finalize_reset", &m.finalize(), &want)?;
+    }
+    // Truncated tags: 10 to 20 bytes of the MAC verify, shorter or longer
+    // tags never do, and a changed byte fails at every length.
+    let want = mac(b, key, b"abc");
+    let with = |tag: &[u8]| {
+        let mut m = base.clone();
+        m.update(b"abc");
+        m.verify_truncated(tag)
+    };
+    for len in 0..=21 {
+        let mut tag = want.to_vec();
+        tag.resize(len, 0);
+        let ok = (10..=20).contains(&len);
+        if with(&tag).is_ok() != ok {
+            return Err(format!("verify_truncated, {len}-byte tag: expected ok = {ok}").into());
+        }
+        if ok {
+            tag[len - 1] ^= 0x80;
+            if with(&tag).is_ok() {
+                return Err(
+                    format!("verify_truncated, {len}-byte tag: a wrong tag verified").into(),
+                );
+            }
+        }
+    }
+    let mut m = base.clone();
+    m.update(b"abc");
+    if m.verify(&want[..19]).is_ok() {
+        return Err("verify accepted a 19-byte tag".into());
     }
     Ok(())
 }
@@ -292,8 +336,9 @@ fn pbkdf2_wycheproof(b: Backend) -> TestResult {
 }
 
 /// WPA2-PSK: the PMK is PBKDF2-HMAC-SHA1(passphrase, SSID, 4096, 32).
-/// IEEE 802.11i-2004 Annex H.4.1 (802.11-2020 Annex J.4.2), checked
-/// against OpenSSL as well.
+/// IEEE 802.11i-2004 Annex H.4.1 (802.11-2020 Annex J.4.2). OpenSSL is
+/// checked against the same constants, so a mistyped constant fails
+/// here rather than passing both.
 fn wpa2(b: Backend) -> TestResult {
     let cases: [(&[u8], &[u8], &str); 2] = [
         (
