@@ -3,6 +3,7 @@
 
 mod aes_gcm;
 mod ghash;
+mod hmac;
 pub(crate) mod rc4;
 pub(crate) mod sha1;
 mod sha1dc;

@@ -28,6 +28,10 @@ pub fn register(trials: &mut Vec<Trial>) {
         pbkdf2_differential,
     );
     per_backend(trials, "pbkdf2_sha1_arguments", pbkdf2_arguments);
+    trials.push(Trial::test(
+        "hmac_sha1_rustcrypto_traits",
+        rustcrypto_traits,
+    ));
     trials.push(Trial::test("hmac_sha1_backend_api", || {
         backend_api(
             |b| HmacSha1::with_backend(b, b"key").map(|h| h.backend()),
@@ -433,5 +437,44 @@ fn pbkdf2_arguments(b: Backend) -> TestResult {
         "input absorbed before is ignored",
         &out,
         &pbkdf2(b, b"pw", b"salt", 3, 20),
+    )
+}
+
+/// `HmacSha1` through RustCrypto's traits: `Mac` (constructors, update,
+/// verify, reset) and as the PRF of the `pbkdf2` crate.
+fn rustcrypto_traits() -> TestResult {
+    use hmac::{KeyInit, Mac};
+    for key_len in [0, 20, 64, 100] {
+        let key: Vec<u8> = (0..key_len).map(|i| i as u8).collect();
+        let want = fastcrypt::sha1::hmac_sha1(&key, b"message");
+        let mut m = <HmacSha1 as KeyInit>::new_from_slice(&key).map_err(|e| e.to_string())?;
+        Mac::update(&mut m, b"junk");
+        Mac::reset(&mut m);
+        Mac::update(&mut m, b"mess");
+        let m = m.chain_update(b"age");
+        check_eq(
+            &format!("Mac, {key_len}-byte key"),
+            &Mac::finalize(m.clone()).into_bytes(),
+            &want,
+        )?;
+        m.clone()
+            .verify_slice(&want)
+            .map_err(|e| format!("verify_slice: {e}"))?;
+        if m.verify_truncated_left(&[0; 10]).is_ok() {
+            return Err("a wrong truncated tag verified".into());
+        }
+    }
+    let full = <HmacSha1 as KeyInit>::new(&[7u8; 64].into());
+    check_eq(
+        "KeyInit::new",
+        &Mac::finalize(full).into_bytes(),
+        &fastcrypt::sha1::hmac_sha1(&[7u8; 64], b""),
+    )?;
+    let mut got = [0u8; 45];
+    pbkdf2::pbkdf2::<HmacSha1>(b"password", b"salt", 9, &mut got).map_err(|e| e.to_string())?;
+    check_eq(
+        "pbkdf2::pbkdf2::<HmacSha1>",
+        &got,
+        &rustcrypto_pbkdf2(b"password", b"salt", 9, 45),
     )
 }
