@@ -42,11 +42,8 @@ KERNELS = [
     ("fastcrypt::ghash::x86_avx2::update_avx2", "GHASH, AVX2 vpshufb nibble tables", "vector"),
     ("fastcrypt::aes::x86_aesni::expand_words", "AES key schedule, AESKEYGENASSIST", "scalar"),
     ("fastcrypt::aes_gcm::x86::encrypt_block_k", "AES one block (H, E(K,J0))", "vector"),
-    ("fastcrypt::aes_gcm::x86::tag_short_k", "AES-GCM open, short-message tag", "vector"),
-    ("fastcrypt::aes_gcm::x86_vaes_vpclmul::seal_k", "AES-GCM seal, VAES+VPCLMULQDQ", "vector"),
-    ("fastcrypt::aes_gcm::x86_vaes_vpclmul::ctr_k", "AES-GCM CTR (open), VAES", "vector"),
-    ("fastcrypt::aes_gcm::x86_aesni_pclmul::seal_k", "AES-GCM seal, AES-NI+PCLMULQDQ", "vector"),
-    ("fastcrypt::aes_gcm::x86_aesni_pclmul::ctr_k", "AES-GCM CTR (open), AES-NI", "vector"),
+    ("fastcrypt::aes_gcm::x86_vaes_vpclmul::crypt_k", "AES-GCM seal and open, VAES+VPCLMULQDQ", "vector"),
+    ("fastcrypt::aes_gcm::x86_aesni_pclmul::crypt_k", "AES-GCM seal and open, AES-NI+PCLMULQDQ", "vector"),
 ]
 # The timing harness's deliberately leaky twins: the filter must report
 # them (it shows the filter can see a secret index and a secret branch).
@@ -60,8 +57,7 @@ LEAKY = [
 ALLOWED = [
     # counters16: `if low <= 0xf0` on the low byte of the counter block,
     # which comes from the nonce and the block index (public).
-    ("fastcrypt::aes_gcm::x86_vaes_vpclmul::seal_k", "branch", r"\bcmp\s+\w+,\s*0xf[01]\b"),
-    ("fastcrypt::aes_gcm::x86_vaes_vpclmul::ctr_k", "branch", r"\bcmp\s+\w+,\s*0xf[01]\b"),
+    ("fastcrypt::aes_gcm::x86_vaes_vpclmul::crypt_k", "branch", r"\bcmp\s+\w+,\s*0xf[01]\b"),
     # GHASH ssse3, the tail step (blocks from the first slot holding a tail
     # block, a public count, to the last): LLVM keeps the tail's slot
     # offsets and the pointer to its first key rows in stack slots where

@@ -46,12 +46,15 @@
 //!
 //! # Failure
 //!
-//! Opening computes the tag over AAD and ciphertext first, compares it in
-//! constant time, and only then decrypts; on failure the buffer is zeroed
-//! and [`Error::Authentication`] is returned, so unauthenticated plaintext
-//! is never released. A wrong nonce or tag length also zeroes the buffer;
-//! an over-long message or AAD ([`P_MAX`], [`A_MAX`]) is refused before the
-//! buffer is touched. Either way no plaintext is produced. Round keys and the powers of H are zeroized on drop.
+//! Opening is one fused pass, as sealing is: each block of ciphertext is
+//! hashed and decrypted while it is in registers. The computed tag is then
+//! compared in constant time with the given one; on a mismatch the whole
+//! buffer is zeroed before [`Error::Authentication`] is returned, so the
+//! caller never receives unauthenticated plaintext (the allocating `open`
+//! drops its buffer). A wrong nonce or tag length also zeroes the buffer;
+//! an over-long message or AAD ([`P_MAX`], [`A_MAX`]) is refused before
+//! the buffer is touched. Either way no plaintext is produced. Round keys
+//! and the powers of H are zeroized on drop.
 //!
 //! # Nonces and tags
 //!
@@ -238,18 +241,11 @@ trait GcmEngine {
     /// lengths, and returns the full 16-byte tag.
     fn seal(&self, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16];
 
-    /// The full tag of ciphertext `ct`, without decrypting (open's first
-    /// pass).
-    fn tag(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16];
-
-    /// CTR only from counter block `ctr`, which it advances (open's second
-    /// pass).
-    fn ctr(&self, ctr: &mut [u8; 16], buf: &mut [u8]);
-
-    /// For `ct` of at most [`SHORT_MAX`] bytes: the full tag and the
-    /// keystream for `ct` (from inc32(J0)) out of one AES batch. The caller
-    /// applies the keystream only if the tag matches, and wipes it.
-    fn tag_short(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> ([u8; 16], [[u8; 16]; 8]);
+    /// Decrypts `buf` in place from inc32(J0) while hashing its
+    /// ciphertext (one fused pass, as `seal`), and returns the full tag
+    /// of AAD and ciphertext. The caller compares it and wipes `buf` on a
+    /// mismatch, so nothing unauthenticated leaves [`Gcm::open`].
+    fn open(&self, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16];
 }
 
 /// The engine a key was built with (see [`on_engine!`]).
@@ -305,10 +301,6 @@ macro_rules! on_engine {
         }
     };
 }
-
-/// Messages up to this length are opened with one AES batch that yields
-/// the tag mask and the keystream together (`tag_short`).
-pub(crate) const SHORT_MAX: usize = 112;
 
 /// The GHASH input's last block: bit lengths of AAD and message.
 pub(crate) fn lengths_block(aad_len: usize, msg_len: usize) -> [u8; 16] {
@@ -397,38 +389,30 @@ impl Gcm {
         let j0 = match checked {
             Ok(j0) => j0,
             Err(e) => {
-                buf.fill(0);
+                wipe(buf);
                 return Err(e);
             }
         };
-        // Authenticate first: nothing is decrypted unless the tag matches.
-        if buf.len() <= SHORT_MAX {
-            let (want, mut ks) = on_engine!(&self.engine, e => e.tag_short(&j0, aad, buf));
-            let ok = ct_eq(&want[..self.tag_len], tag);
-            if ok {
-                buf.iter_mut()
-                    .zip(ks.as_flattened())
-                    .for_each(|(b, k)| *b ^= k);
-            } else {
-                buf.fill(0);
-            }
-            zeroize::Zeroize::zeroize(ks.as_flattened_mut());
-            return if ok {
-                Ok(())
-            } else {
-                Err(Error::Authentication)
-            };
+        // One fused pass decrypts while it hashes the ciphertext; a wrong
+        // tag wipes the whole buffer before the error is returned, so no
+        // unauthenticated plaintext leaves this function.
+        let want = on_engine!(&self.engine, e => e.open(&j0, aad, buf));
+        if ct_eq(&want[..self.tag_len], tag) {
+            Ok(())
+        } else {
+            wipe(buf);
+            Err(Error::Authentication)
         }
-        let want = on_engine!(&self.engine, e => e.tag(&j0, aad, buf));
-        if !ct_eq(&want[..self.tag_len], tag) {
-            buf.fill(0);
-            return Err(Error::Authentication);
-        }
-        let mut ctr = j0;
-        inc32(&mut ctr, 1);
-        on_engine!(&self.engine, e => e.ctr(&mut ctr, buf));
-        Ok(())
     }
+}
+
+/// Zeroes a buffer that held unauthenticated plaintext: a `memset` (the
+/// caller owns the buffer, so the stores are observable and stay), then
+/// `black_box` so that not even an inlined caller that drops the buffer
+/// can have them removed.
+fn wipe(buf: &mut [u8]) {
+    buf.fill(0);
+    core::hint::black_box(buf);
 }
 
 macro_rules! define_gcm {

@@ -110,6 +110,19 @@ impl GcmEngine for Engine {
     }
 
     fn seal(&self, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+        self.crypt::<false>(j0, aad, buf)
+    }
+
+    fn open(&self, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+        self.crypt::<true>(j0, aad, buf)
+    }
+}
+
+impl Engine {
+    /// Seal (`OPEN` false: CTR a chunk, then hash its ciphertext) or open
+    /// (hash a chunk's ciphertext, then CTR it), chunk by chunk while the
+    /// chunk is in L1.
+    fn crypt<const OPEN: bool>(&self, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
         let mut acc = 0u128;
         self.ghash_padded(&mut acc, aad);
         let mut ctr = *j0;
@@ -119,16 +132,26 @@ impl GcmEngine for Engine {
         let mut chunks = buf.chunks_mut(CHUNK_BLOCKS * 16);
         match chunks.next() {
             Some(first) => {
+                if OPEN {
+                    self.ghash_padded(&mut acc, first);
+                }
                 ek = self
                     .ctr_chunk(&mut ctr, &mut ks, first, Some(j0))
                     .unwrap_or(ek);
-                self.ghash_padded(&mut acc, first);
+                if !OPEN {
+                    self.ghash_padded(&mut acc, first);
+                }
             }
             None => self.encrypt_block(&mut ek),
         }
         for chunk in chunks {
+            if OPEN {
+                self.ghash_padded(&mut acc, chunk);
+            }
             self.ctr_chunk(&mut ctr, &mut ks, chunk, None);
-            self.ghash_padded(&mut acc, chunk);
+            if !OPEN {
+                self.ghash_padded(&mut acc, chunk);
+            }
         }
         // Wipe only the keystream that was written (a short message must not
         // pay for 4 KiB of volatile stores).
@@ -137,46 +160,5 @@ impl GcmEngine for Engine {
         let tag = self.finish(acc, &ek, aad.len(), buf.len());
         zeroize::Zeroize::zeroize(&mut ek);
         tag
-    }
-
-    fn tag(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
-        let mut acc = 0u128;
-        self.ghash_padded(&mut acc, aad);
-        self.ghash_padded(&mut acc, ct);
-        let mut ek = *j0;
-        self.encrypt_block(&mut ek);
-        let tag = self.finish(acc, &ek, aad.len(), ct.len());
-        zeroize::Zeroize::zeroize(&mut ek);
-        tag
-    }
-
-    fn tag_short(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> ([u8; 16], [[u8; 16]; 8]) {
-        // J0 and the message's counter blocks in one batch.
-        let nb = ct.len().div_ceil(16);
-        let mut blocks = [[0u8; 16]; 9];
-        blocks[0] = *j0;
-        let mut ctr = *j0;
-        for b in blocks[1..=nb].iter_mut() {
-            super::inc32(&mut ctr, 1);
-            *b = ctr;
-        }
-        self.encrypt_blocks(&mut blocks[..=nb]);
-        let mut acc = 0u128;
-        self.ghash_padded(&mut acc, aad);
-        self.ghash_padded(&mut acc, ct);
-        let tag = self.finish(acc, &blocks[0], aad.len(), ct.len());
-        let mut ks = [[0u8; 16]; 8];
-        ks.copy_from_slice(&blocks[1..]);
-        zeroize::Zeroize::zeroize(blocks.as_flattened_mut());
-        (tag, ks)
-    }
-
-    fn ctr(&self, ctr: &mut [u8; 16], buf: &mut [u8]) {
-        let mut ks = [[0u8; 16]; CHUNK_BLOCKS + 1];
-        for chunk in buf.chunks_mut(CHUNK_BLOCKS * 16) {
-            self.ctr_chunk(ctr, &mut ks, chunk, None);
-        }
-        let used = buf.len().min(CHUNK_BLOCKS * 16).div_ceil(16);
-        zeroize::Zeroize::zeroize(ks[..used].as_flattened_mut());
     }
 }

@@ -1,7 +1,7 @@
-//! What the two x86 AES-GCM engines share: the key material, the engine
+//! What the x86 AES-GCM engines share: the key material, the engine
 //! built on a [`Kernel`], and the 128-bit `#[inline(always)]` bodies that
 //! the AES-NI kernel runs whole and the VAES kernel runs for its last
-//! < 16 blocks and for open's tag pass.
+//! < 16 blocks.
 //!
 //! The counter lives in a register in byte-reversed form, where GCM's
 //! inc32 (the last four bytes, big-endian, mod 2^32) is `paddd` on dword 0;
@@ -12,7 +12,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use super::{lengths_block, GcmEngine, SHORT_MAX};
+use super::GcmEngine;
 use crate::aes::x86_aesni as ni;
 use crate::aes::RoundKeys;
 use crate::cpu::GcmToken;
@@ -21,28 +21,34 @@ use crate::ghash::x86_pclmul::{self as clm, ClmulKey};
 /// Calls `$f::<NR>(args)` with the key's round count as a constant, so the
 /// kernel's round loops unroll.
 macro_rules! by_rounds {
-    ($rounds:expr, $f:ident($($arg:expr),* $(,)?)) => {
+    ($rounds:expr, $f:ident $(::<$($g:tt),*>)? ($($arg:expr),* $(,)?)) => {
         match $rounds {
-            10 => $f::<10>($($arg),*),
-            12 => $f::<12>($($arg),*),
-            _ => $f::<14>($($arg),*),
+            10 => $f::<$($($g,)*)? 10>($($arg),*),
+            12 => $f::<$($($g,)*)? 12>($($arg),*),
+            _ => $f::<$($($g,)*)? 14>($($arg),*),
         }
     };
 }
 pub(super) use by_rounds;
 
-/// What an x86 kernel adds to the shared bodies: its bulk GHASH, its
-/// fused seal and its CTR pass. Implemented by the kernel's token.
+/// What an x86 kernel adds to the shared bodies: its bulk GHASH and its
+/// fused pass. Implemented by the kernel's token.
 pub(super) trait Kernel: GcmToken {
     /// GHASH of whole blocks (`blocks.len()` a multiple of 16) with the
     /// widest multiplier that pays off at that length.
     fn ghash_blocks(self, hk: &ClmulKey, acc: &mut u128, blocks: &[u8]);
 
-    /// [`GcmEngine::seal`] on this kernel.
-    fn seal(self, k: &Keys<Self>, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16];
-
-    /// [`GcmEngine::ctr`] on this kernel.
-    fn ctr(self, rk: &RoundKeys, ctr: &mut [u8; 16], buf: &mut [u8]);
+    /// [`GcmEngine::seal`] (`OPEN` false) or [`GcmEngine::open`] (`OPEN`
+    /// true) on this kernel: one pass that runs AES-CTR over `buf` and
+    /// hashes its ciphertext (the output when sealing, the input when
+    /// opening); returns the full tag.
+    fn crypt<const OPEN: bool>(
+        self,
+        k: &Keys<Self>,
+        j0: &[u8; 16],
+        aad: &[u8],
+        buf: &mut [u8],
+    ) -> [u8; 16];
 }
 
 /// The key material of an x86 engine: AES round keys and the powers of H,
@@ -90,73 +96,12 @@ impl<T: Kernel> GcmEngine for Engine<T> {
     }
 
     fn seal(&self, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
-        self.k.t.seal(&self.k, j0, aad, buf)
+        self.k.t.crypt::<false>(&self.k, j0, aad, buf)
     }
 
-    fn tag(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
-        let Keys { t, rk, hk } = &self.k;
-        let mut acc = 0u128;
-        ghash_padded(*t, hk, &mut acc, aad);
-        let whole = ct.len() / 16 * 16;
-        if whole > 0 {
-            t.ghash_blocks(hk, &mut acc, &ct[..whole]);
-        }
-        let mut ek = *j0;
-        encrypt_block(*t, rk, &mut ek);
-        let lengths = lengths_block(aad.len(), ct.len());
-        let tag = tail_tag(*t, hk, acc, &ct[whole..], &lengths, &ek);
-        wipe(*t, core::slice::from_mut(&mut ek));
-        tag
+    fn open(&self, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+        self.k.t.crypt::<true>(&self.k, j0, aad, buf)
     }
-
-    fn ctr(&self, ctr: &mut [u8; 16], buf: &mut [u8]) {
-        self.k.t.ctr(&self.k.rk, ctr, buf);
-    }
-
-    fn tag_short(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> ([u8; 16], [[u8; 16]; 8]) {
-        assert!(ct.len() <= SHORT_MAX);
-        // SAFETY: the token proves AES-NI, PCLMULQDQ, SSSE3 and SSE4.1.
-        unsafe { tag_short_k(self.k.t, &self.k.rk, &self.k.hk, j0, aad, ct) }
-    }
-}
-
-/// Open's short path: one AES batch yields E(K, J0) and the keystream
-/// together, one GHASH call covers ciphertext and lengths. The caller
-/// compares the tag and applies the keystream only if it matches, then
-/// wipes it.
-#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-unsafe fn tag_short_k<T: Kernel>(
-    t: T,
-    rk: &RoundKeys,
-    hk: &ClmulKey,
-    j0: &[u8; 16],
-    aad: &[u8],
-    ct: &[u8],
-) -> ([u8; 16], [[u8; 16]; 8]) {
-    let keys = ni::load_keys(t, rk);
-    let nr = rk.rounds;
-    let nb = ct.len().div_ceil(16);
-    let mut ks = [[0u8; 16]; 8];
-    let mut y = ctr_load(t, j0);
-    y = _mm_add_epi32(y, _mm_set_epi32(0, 0, 0, 1));
-    // SAFETY: `j0` is 16 readable bytes.
-    let j0x = _mm_xor_si128(unsafe { _mm_loadu_si128(j0.as_ptr().cast()) }, keys[0]);
-    if nb < 4 {
-        let mut b = counters::<4>(t, &mut y, keys[0], 0);
-        b[nb] = j0x;
-        rounds(t, &keys, nr, &mut b);
-        store_blocks(t, &b, &mut ks);
-    } else {
-        let mut b = counters::<8>(t, &mut y, keys[0], 0);
-        b[nb] = j0x;
-        rounds(t, &keys, nr, &mut b);
-        store_blocks(t, &b, &mut ks);
-    }
-    let mut acc = 0u128;
-    ghash_padded(t, hk, &mut acc, aad);
-    let lengths = lengths_block(aad.len(), ct.len());
-    let tag = tail_tag(t, hk, acc, ct, &lengths, &ks[nb]);
-    (tag, ks)
 }
 
 /// GHASH of `tail` (under 128 bytes, the last block zero-padded) and the
@@ -182,12 +127,13 @@ fn tail_tag(
     core::array::from_fn(|i| s[i] ^ mask[i])
 }
 
-/// The end of every x86 seal: XORs the keystream `ks` into the last
-/// < 128 bytes `rem`, hashes them and the lengths block on top of the
+/// The end of every x86 pass: XORs the keystream `ks` into the last
+/// < 128 bytes `rem`, hashes their ciphertext (after the XOR when sealing,
+/// before it when opening) and the lengths block on top of the
 /// accumulator register `a`, masks the result with `ks[mask_slot]` (where
 /// the caller's AES batch put E(K, J0)) and wipes `ks`.
 #[inline(always)]
-pub(super) fn seal_tail(
+pub(super) fn crypt_tail<const OPEN: bool>(
     t: impl GcmToken,
     hk: &ClmulKey,
     a: __m128i,
@@ -196,12 +142,18 @@ pub(super) fn seal_tail(
     mask_slot: usize,
     lengths: &[u8; 16],
 ) -> [u8; 16] {
+    let mut acc = 0u128;
+    clm::store_acc(t, a, &mut acc);
+    let mut tag = [0u8; 16];
+    if OPEN {
+        tag = tail_tag(t, hk, acc, rem, lengths, &ks[mask_slot]);
+    }
     for (c, k) in rem.iter_mut().zip(ks.as_flattened()) {
         *c ^= k;
     }
-    let mut acc = 0u128;
-    clm::store_acc(t, a, &mut acc);
-    let tag = tail_tag(t, hk, acc, rem, lengths, &ks[mask_slot]);
+    if !OPEN {
+        tag = tail_tag(t, hk, acc, rem, lengths, &ks[mask_slot]);
+    }
     wipe(t, ks);
     tag
 }
@@ -248,12 +200,6 @@ fn rev_mask(_t: impl GcmToken) -> __m128i {
 pub(super) fn ctr_load(t: impl GcmToken, ctr: &[u8; 16]) -> __m128i {
     // SAFETY: `ctr` is 16 readable bytes; the token proves SSSE3.
     unsafe { _mm_shuffle_epi8(_mm_loadu_si128(ctr.as_ptr().cast()), rev_mask(t)) }
-}
-
-#[inline(always)]
-pub(super) fn ctr_store(t: impl GcmToken, y: __m128i, ctr: &mut [u8; 16]) {
-    // SAFETY: `ctr` is 16 writable bytes; the token proves SSSE3.
-    unsafe { _mm_storeu_si128(ctr.as_mut_ptr().cast(), _mm_shuffle_epi8(y, rev_mask(t))) }
 }
 
 /// Counter blocks y, y+1, .., y+N-1 (memory order), round key 0 already
@@ -348,35 +294,30 @@ pub(super) fn store_blocks<const N: usize>(
     }
 }
 
-/// CTR over the last < 128 bytes.
+/// Loads 8 blocks as they sit in memory.
 #[inline(always)]
-pub(super) fn ctr_tail<T: GcmToken>(
-    t: T,
-    keys: &[__m128i; 15],
-    nr: usize,
-    y: &mut __m128i,
-    rem: &mut [u8],
-) {
-    if rem.is_empty() {
-        return;
+fn load8(_t: impl GcmToken, io: &[u8]) -> [__m128i; 8] {
+    assert!(io.len() >= 128);
+    let p = io.as_ptr();
+    // SAFETY: `io` has at least 128 bytes (checked above); unaligned loads;
+    // the token proves SSE2.
+    unsafe {
+        let mut out = [_mm_setzero_si128(); 8];
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = _mm_loadu_si128(p.add(16 * i).cast());
+        }
+        out
     }
-    let nb = rem.len().div_ceil(16);
-    let mut tmp_blocks = [[0u8; 16]; 8];
-    let tmp = tmp_blocks.as_flattened_mut();
-    tmp[..rem.len()].copy_from_slice(rem);
-    let mut b = counters::<8>(t, y, keys[0], nb as i32);
-    rounds(t, keys, nr, &mut b);
-    xor_store(t, tmp, &b);
-    rem.copy_from_slice(&tmp[..rem.len()]);
-    wipe(t, &mut tmp_blocks);
 }
 
 /// The fused body over whole 128-byte chunks of `buf`: AES of counter
-/// blocks n..n+7 while the ciphertext of blocks n-8..n-1 is hashed (one
-/// reduction per 8 blocks); returns the unprocessed remainder
+/// blocks n..n+7 overlapped with GHASH (one reduction per 8 blocks).
+/// Sealing hashes the ciphertext of blocks n-8..n-1 (this chunk's is not
+/// made yet); opening hashes this chunk's own ciphertext, loaded before
+/// the keystream is XORed in. Returns the unprocessed remainder
 /// (< 128 bytes).
 #[inline(always)]
-pub(super) fn seal_chunks8<'a, T: GcmToken>(
+pub(super) fn crypt_chunks8<'a, const OPEN: bool, T: GcmToken>(
     t: T,
     keys: &[__m128i; 15],
     nr: usize,
@@ -386,7 +327,15 @@ pub(super) fn seal_chunks8<'a, T: GcmToken>(
     buf: &'a mut [u8],
 ) -> &'a mut [u8] {
     let mut chunks = buf.chunks_exact_mut(128);
-    if let Some(first) = chunks.next() {
+    if OPEN {
+        for chunk in &mut chunks {
+            let mut b = counters::<8>(t, y, keys[0], 8);
+            // Two independent chains for the out-of-order core.
+            *a = clm::fold8(t, hk, *a, &load8(t, chunk));
+            rounds(t, keys, nr, &mut b);
+            xor_store(t, chunk, &b);
+        }
+    } else if let Some(first) = chunks.next() {
         let mut b = counters::<8>(t, y, keys[0], 8);
         rounds(t, keys, nr, &mut b);
         let mut pending = xor_store(t, first, &b);
@@ -399,24 +348,6 @@ pub(super) fn seal_chunks8<'a, T: GcmToken>(
             pending = xor_store(t, chunk, &b);
         }
         *a = clm::fold8(t, hk, *a, &pending);
-    }
-    chunks.into_remainder()
-}
-
-/// CTR over whole 128-byte chunks; returns the remainder.
-#[inline(always)]
-pub(super) fn ctr_chunks8<'a, T: GcmToken>(
-    t: T,
-    keys: &[__m128i; 15],
-    nr: usize,
-    y: &mut __m128i,
-    buf: &'a mut [u8],
-) -> &'a mut [u8] {
-    let mut chunks = buf.chunks_exact_mut(128);
-    for chunk in &mut chunks {
-        let mut b = counters::<8>(t, y, keys[0], 8);
-        rounds(t, keys, nr, &mut b);
-        xor_store(t, chunk, &b);
     }
     chunks.into_remainder()
 }

@@ -1,7 +1,8 @@
 //! AES-GCM with AES-NI and PCLMULQDQ on 128-bit registers.
 //!
-//! Sealing is one pass: each iteration runs AES on counter blocks n..n+7
-//! while it hashes the ciphertext of blocks n-8..n-1 (one reduction per 8
+//! Sealing and opening are one pass each: each iteration runs AES on
+//! counter blocks n..n+7 while it hashes ciphertext (blocks n-8..n-1 when
+//! sealing, blocks n..n+7 themselves when opening) (one reduction per 8
 //! blocks, H^8..H^1 precomputed). The two dependency chains are
 //! independent, so the out-of-order core overlaps the CLMUL work with the
 //! AESENC latency (Gueron and Kounavis, "Intel Carry-Less Multiplication
@@ -26,25 +27,31 @@ impl x86::Kernel for AesNiToken {
         clm::update(self, hk, acc, blocks);
     }
 
-    fn seal(self, k: &Keys<Self>, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+    fn crypt<const OPEN: bool>(
+        self,
+        k: &Keys<Self>,
+        j0: &[u8; 16],
+        aad: &[u8],
+        buf: &mut [u8],
+    ) -> [u8; 16] {
         // SAFETY: the token proves AES-NI, PCLMULQDQ, SSSE3 and SSE4.1.
-        unsafe { by_rounds!(k.rk.rounds, seal_k(self, &k.rk, &k.hk, j0, aad, buf)) }
-    }
-
-    fn ctr(self, rk: &RoundKeys, ctr: &mut [u8; 16], buf: &mut [u8]) {
-        // SAFETY: the token proves AES-NI, SSSE3 and SSE4.1.
-        unsafe { by_rounds!(rk.rounds, ctr_k(self, rk, ctr, buf)) }
+        unsafe {
+            by_rounds!(
+                k.rk.rounds,
+                crypt_k::<OPEN>(self, &k.rk, &k.hk, j0, aad, buf)
+            )
+        }
     }
 }
 
-/// The last < 128 bytes of a seal, and the tag, in one batch of AES
+/// The last < 128 bytes of a seal or open, and the tag, in one batch of AES
 /// blocks: the remaining counter blocks plus J0 (whose encryption masks
 /// the tag). 4 or 8 blocks in parallel cost about what 1 costs in latency,
 /// so short messages pay for no loop and no second AES call. The
 /// ciphertext tail and the lengths block then go through one GHASH call.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn seal_final<T: GcmToken>(
+fn crypt_final<const OPEN: bool, T: GcmToken>(
     t: T,
     keys: &[__m128i; 15],
     nr: usize,
@@ -80,13 +87,13 @@ fn seal_final<T: GcmToken>(
         store_blocks(t, &b, &mut ks);
         store_blocks(t, &[ni::encrypt1(t, keys, nr, j0b)], &mut ks[8..]);
     }
-    x86::seal_tail(t, hk, a, rem, &mut ks, nb, lengths)
+    x86::crypt_tail::<OPEN>(t, hk, a, rem, &mut ks, nb, lengths)
 }
 
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
 /// `NR` (the number of rounds) is a constant so the round loops unroll
 /// fully and the AES and GHASH instructions can be scheduled together.
-unsafe fn seal_k<const NR: usize>(
+unsafe fn crypt_k<const OPEN: bool, const NR: usize>(
     t: AesNiToken,
     rk: &RoundKeys,
     hk: &ClmulKey,
@@ -102,21 +109,6 @@ unsafe fn seal_k<const NR: usize>(
     let mut y = x86::ctr_load(t, j0);
     y = _mm_add_epi32(y, _mm_set_epi32(0, 0, 0, 1));
     let lengths = super::lengths_block(aad.len(), buf.len());
-    let rem = x86::seal_chunks8(t, &keys, NR, hk, &mut y, &mut a, buf);
-    seal_final(t, &keys, NR, hk, &mut y, a, j0, &lengths, rem)
-}
-
-#[target_feature(enable = "aes,ssse3,sse4.1")]
-unsafe fn ctr_k<const NR: usize>(
-    t: AesNiToken,
-    rk: &RoundKeys,
-    ctr: &mut [u8; 16],
-    buf: &mut [u8],
-) {
-    debug_assert_eq!(rk.rounds, NR);
-    let keys = ni::load_keys(t, rk);
-    let mut y = x86::ctr_load(t, ctr);
-    let rem = x86::ctr_chunks8(t, &keys, NR, &mut y, buf);
-    x86::ctr_tail(t, &keys, NR, &mut y, rem);
-    x86::ctr_store(t, y, ctr);
+    let rem = x86::crypt_chunks8::<OPEN, _>(t, &keys, NR, hk, &mut y, &mut a, buf);
+    crypt_final::<OPEN, _>(t, &keys, NR, hk, &mut y, a, j0, &lengths, rem)
 }

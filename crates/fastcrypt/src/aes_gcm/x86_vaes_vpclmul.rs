@@ -11,7 +11,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use super::x86::{self, by_rounds, Keys};
+use super::x86::{self, Keys};
 use crate::aes::x86_aesni as ni;
 use crate::aes::RoundKeys;
 use crate::cpu::VaesToken;
@@ -28,15 +28,16 @@ impl x86::Kernel for VaesToken {
         }
     }
 
-    fn seal(self, k: &Keys<Self>, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+    fn crypt<const OPEN: bool>(
+        self,
+        k: &Keys<Self>,
+        j0: &[u8; 16],
+        aad: &[u8],
+        buf: &mut [u8],
+    ) -> [u8; 16] {
         // SAFETY: the token proves VAES, VPCLMULQDQ, AVX2 with OS-saved YMM
         // state, AES-NI, PCLMULQDQ, SSSE3 and SSE4.1.
-        unsafe { seal_k(self, &k.rk, &k.hk, j0, aad, buf) }
-    }
-
-    fn ctr(self, rk: &RoundKeys, ctr: &mut [u8; 16], buf: &mut [u8]) {
-        // SAFETY: as in `seal`.
-        unsafe { by_rounds!(rk.rounds, ctr_k(self, rk, ctr, buf)) }
+        unsafe { crypt_k::<OPEN>(self, &k.rk, &k.hk, j0, aad, buf) }
     }
 }
 
@@ -108,6 +109,21 @@ fn rounds16(_t: VaesToken, keys: &[__m256i; 15], nr: usize, b: &mut [__m256i; 8]
 }
 
 #[inline(always)]
+fn load16(_t: VaesToken, io: &[u8]) -> [__m256i; 8] {
+    assert!(io.len() >= 256);
+    let p = io.as_ptr();
+    // SAFETY: `io` has at least 256 bytes (checked above); unaligned loads;
+    // the token proves AVX2.
+    unsafe {
+        let mut out = [_mm256_setzero_si256(); 8];
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = _mm256_loadu_si256(p.add(32 * i).cast());
+        }
+        out
+    }
+}
+
+#[inline(always)]
 fn xor_store16(_t: VaesToken, io: &mut [u8], ks: &[__m256i; 8]) -> [__m256i; 8] {
     assert!(io.len() >= 256);
     let p = io.as_mut_ptr();
@@ -167,13 +183,13 @@ fn tail_pairs<const P: usize>(
     }
 }
 
-/// The last < 128 bytes of a seal and the tag, as in
-/// `x86_aesni_pclmul::seal_final`, but two blocks per AES instruction: the
+/// The last < 128 bytes of a seal or open and the tag, as in
+/// `x86_aesni_pclmul::crypt_final`, but two blocks per AES instruction: the
 /// counter blocks and J0 go through AES as 1 to 5 pairs, so a 64-byte
 /// message costs 30 VAES instructions, not 80.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn seal_final_wide(
+fn crypt_final_wide<const OPEN: bool>(
     t: VaesToken,
     wk: &[__m256i; 15],
     nr: usize,
@@ -197,7 +213,7 @@ fn seal_final_wide(
         _ => tail_pairs::<5>(t, wk, nr, y, j0v, &mut ks),
     }
     // The last pair's high lane holds E(K, J0).
-    x86::seal_tail(t, hk, a, rem, &mut ks, 2 * (nb / 2) + 1, lengths)
+    x86::crypt_tail::<OPEN>(t, hk, a, rem, &mut ks, 2 * (nb / 2) + 1, lengths)
 }
 
 #[target_feature(enable = "vaes,vpclmulqdq,avx2,aes,pclmulqdq,ssse3,sse4.1")]
@@ -205,7 +221,7 @@ fn seal_final_wide(
 /// (fully unrolled rounds) LLVM schedules all of GHASH before the AES and
 /// spills, and the loop ran at 0.6x of this form (measured on a Xeon with
 /// VAES, AES-128, 8-16 KiB).
-unsafe fn seal_k(
+unsafe fn crypt_k<const OPEN: bool>(
     t: VaesToken,
     rk: &RoundKeys,
     hk: &ClmulKey,
@@ -223,7 +239,15 @@ unsafe fn seal_k(
     y = _mm_add_epi32(y, _mm_set_epi32(0, 0, 0, 1));
     let lengths = super::lengths_block(aad.len(), buf.len());
     let mut chunks = buf.chunks_exact_mut(256);
-    if let Some(first) = chunks.next() {
+    if OPEN {
+        for chunk in &mut chunks {
+            let mut b = counters16(t, &mut y, wk[0]);
+            // GHASH of these 16 ciphertext blocks overlaps their AES.
+            a = vclm::fold16(t, hk, a, &load16(t, chunk));
+            rounds16(t, &wk, nr, &mut b);
+            xor_store16(t, chunk, &b);
+        }
+    } else if let Some(first) = chunks.next() {
         let mut b = counters16(t, &mut y, wk[0]);
         rounds16(t, &wk, nr, &mut b);
         let mut pending = xor_store16(t, first, &b);
@@ -236,24 +260,7 @@ unsafe fn seal_k(
         }
         a = vclm::fold16(t, hk, a, &pending);
     }
-    let rem = x86::seal_chunks8(t, &keys, nr, hk, &mut y, &mut a, chunks.into_remainder());
-    seal_final_wide(t, &wk, nr, hk, y, a, j0, &lengths, rem)
-}
-
-#[target_feature(enable = "vaes,avx2,aes,ssse3,sse4.1")]
-unsafe fn ctr_k<const NR: usize>(t: VaesToken, rk: &RoundKeys, ctr: &mut [u8; 16], buf: &mut [u8]) {
-    debug_assert_eq!(rk.rounds, NR);
-    let keys = ni::load_keys(t, rk);
-    let wk = wide_keys(t, &keys);
-    let nr = NR;
-    let mut y = x86::ctr_load(t, ctr);
-    let mut chunks = buf.chunks_exact_mut(256);
-    for chunk in &mut chunks {
-        let mut b = counters16(t, &mut y, wk[0]);
-        rounds16(t, &wk, nr, &mut b);
-        xor_store16(t, chunk, &b);
-    }
-    let rem = x86::ctr_chunks8(t, &keys, nr, &mut y, chunks.into_remainder());
-    x86::ctr_tail(t, &keys, nr, &mut y, rem);
-    x86::ctr_store(t, y, ctr);
+    let rem =
+        x86::crypt_chunks8::<OPEN, _>(t, &keys, nr, hk, &mut y, &mut a, chunks.into_remainder());
+    crypt_final_wide::<OPEN>(t, &wk, nr, hk, y, a, j0, &lengths, rem)
 }

@@ -108,6 +108,7 @@ pub fn register(trials: &mut Vec<Trial>) {
     per_backend(trials, "aes_gcm_vs_openssl", vs_openssl);
     per_backend(trials, "aes_gcm_vs_rustcrypto", vs_rustcrypto);
     per_backend(trials, "aes_gcm_vs_portable_lengths", vs_portable_lengths);
+    per_backend(trials, "aes_gcm_failed_open_wipes", failed_open_wipes);
     per_backend(trials, "aes_gcm_guard_page", guard_page);
     per_backend(trials, "aes_gcm_errors_leave_no_plaintext", errors);
     per_backend(trials, "aes_gcm_counter_wrap", counter_wrap);
@@ -430,6 +431,57 @@ fn vs_portable_lengths(b: Backend) -> TestResult {
                 &g.open_vec(&nonce, &aad, &want)?,
                 &pt,
             )?;
+        }
+    }
+    Ok(())
+}
+
+/// Open is one fused pass that decrypts while it hashes, so a forgery is
+/// detected only after the buffer holds plaintext: at every length of the
+/// table (the short path, one loop iteration, many, every tail) and each
+/// key size, a wrong tag, a flipped ciphertext bit or wrong AAD must leave
+/// the buffer all zeros (not the ciphertext, not the plaintext), in place
+/// and through the allocating form.
+fn failed_open_wipes(b: Backend) -> TestResult {
+    let mut r = rng(0xAE5_0009);
+    for key_len in [16usize, 24, 32] {
+        let key: Vec<u8> = (0..key_len).map(|_| r.random()).collect();
+        let g = Gcm::new(b, &key);
+        for len in lens() {
+            let pt: Vec<u8> = (0..len).map(|_| r.random::<u8>() | 1).collect();
+            let aad: Vec<u8> = (0..len % 23).map(|i| i as u8).collect();
+            let nonce: [u8; 12] = r.random();
+            let mut ct = pt.clone();
+            let tag = g.seal(&nonce, &aad, &mut ct)?;
+            let flip = r.random_range(0..8 * (len + 16));
+            let mut tampered = ct.clone();
+            let mut bad_tag = tag.clone();
+            if flip < 8 * len {
+                tampered[flip / 8] ^= 1 << (flip % 8);
+            } else {
+                bad_tag[flip / 8 - len] ^= 1 << (flip % 8);
+            }
+            let mut bad_aad = aad.clone();
+            bad_aad.push(0);
+            for (what, c, a, t) in [
+                ("bit flip", &tampered, &aad, &bad_tag),
+                ("wrong aad", &ct, &bad_aad, &tag),
+            ] {
+                let mut buf = c.clone();
+                let got = g.open(&nonce, a, &mut buf, t);
+                if got != Err(Error::Authentication) {
+                    return Err(format!("key {key_len} len {len} {what}: {got:?}").into());
+                }
+                if buf.iter().any(|&x| x != 0) {
+                    return Err(format!("key {key_len} len {len} {what}: not wiped").into());
+                }
+                let mut sealed = c.clone();
+                sealed.extend_from_slice(t);
+                let got = g.open_vec(&nonce, a, &sealed);
+                if got != Err(Error::Authentication) {
+                    return Err(format!("key {key_len} len {len} {what} (vec): {got:?}").into());
+                }
+            }
         }
     }
     Ok(())
