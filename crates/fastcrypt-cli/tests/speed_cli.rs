@@ -61,6 +61,10 @@ fn sha1_backends() -> Vec<(String, bool, String)> {
 
 const PEERS: &[&str] = &["openssl", "openssl-evp", "rustcrypto", "ring", "sha1_smol"];
 
+/// Whether `speed` measures the core clock by default, and so shows
+/// cycles/B without --cpu-ghz.
+const MEASURED: bool = cfg!(any(target_arch = "x86", target_arch = "x86_64"));
+
 #[test]
 fn table_has_header_every_backend_and_peer() {
     let out = speed(&["sha1"]);
@@ -128,10 +132,16 @@ fn go_format_is_benchstat_readable_and_feeds_benchcmp() {
     assert_eq!(bench.len(), 3 * 4 * 5, "{out}");
     for l in &bench {
         let f: Vec<&str> = l.split_whitespace().collect();
-        assert_eq!(f.len(), 6, "{l}");
+        // cycles/B follows where the clock is measured (x86).
+        let fields = if MEASURED { 8 } else { 6 };
+        assert_eq!(f.len(), fields, "{l}");
         assert!(f[1].parse::<u64>().unwrap() > 0);
         assert!(f[2].parse::<f64>().unwrap() > 0.0);
         assert_eq!((f[3], f[5]), ("ns/op", "MB/s"));
+        if MEASURED {
+            assert!(f[6].parse::<f64>().unwrap() > 0.0);
+            assert_eq!(f[7], "cycles/B");
+        }
     }
     for name in [
         "BenchmarkSHA1/Hash8Bytes/auto ",
@@ -159,6 +169,8 @@ fn json_format() {
     assert!(v["rustc"].as_str().unwrap().starts_with("rustc "));
     assert!(v["openssl"].as_str().unwrap().starts_with("OpenSSL "));
     assert!(v["auto"]["sha1"].is_string());
+    // Older readers' fields stay; the clock's source is new beside them.
+    assert!(v.get("cpu_ghz").is_some() && v.get("cpu_ghz_source").is_some());
     let results = v["results"].as_array().unwrap();
     let backends = sha1_backends();
     assert_eq!(results.len(), 2 * (1 + backends.len() + PEERS.len()));
@@ -533,7 +545,9 @@ fn sha1dc_rows_reference_and_peers() {
                 || SHA1DC_PEERS.contains(&name.as_str())
                 || backends.iter().any(|b| b.0 == *name && b.1);
             if available {
-                let mb = line.split_whitespace().last().unwrap();
+                // MB/s is last, or before cycles/B when the clock is known.
+                let f: Vec<&str> = line.split_whitespace().collect();
+                let mb = f[f.len() - 1 - usize::from(MEASURED)];
                 assert!(mb.parse::<f64>().unwrap() > 0.0, "{line}");
             } else {
                 assert!(line.contains("n/a (needs "), "{line}");
@@ -666,4 +680,107 @@ fn sweep_skips_algorithms_without_message_sizes() {
     ]);
     assert!(!out.contains("PBKDF2"), "{out}");
     assert!(out.contains("hmac-sha1"), "{out}");
+}
+
+/// The `cycles/B:` header line of a table.
+fn cycles_line(out: &str) -> &str {
+    out.lines()
+        .find(|l| l.starts_with("cycles/B:"))
+        .unwrap_or_else(|| panic!("no cycles/B line in\n{out}"))
+}
+
+/// One sha1 cell at 1 KiB, in `format`, with `more` options.
+fn one_cell(format: &str, more: &[&str]) -> String {
+    let mut args = vec!["sha1", "--sizes", "1K", "--backend", "auto"];
+    args.extend_from_slice(&["--peers", "none", "--format", format]);
+    args.extend_from_slice(more);
+    speed(&args)
+}
+
+/// The JSON result of [`one_cell`], checked to be cycles/B = median
+/// ns/op x cpu_ghz / size; returns `(cpu_ghz, cpu_ghz_source)`.
+fn json_clock(more: &[&str]) -> (f64, String) {
+    let out = one_cell("json", more);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let ghz = v["cpu_ghz"].as_f64().unwrap_or_else(|| panic!("{out}"));
+    let r = &v["results"][0];
+    let want = r["ns_per_op"]["median"].as_f64().unwrap() * ghz / 1024.0;
+    let got = r["cycles_per_byte"].as_f64().unwrap();
+    assert!((got - want).abs() <= 1e-9 * want, "{got} vs {want}");
+    (ghz, v["cpu_ghz_source"].as_str().unwrap().to_string())
+}
+
+/// By default the clock is measured (x86) and the table has cycles/B.
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+#[test]
+fn cycles_per_byte_from_the_measured_clock() {
+    let out = one_cell("table", &[]);
+    let line = cycles_line(&out);
+    assert!(
+        line.contains(" GHz, measured: dependent-add loop"),
+        "{line}"
+    );
+    let head = out
+        .lines()
+        .find(|l| l.starts_with("benchmark"))
+        .unwrap_or_else(|| panic!("no table in\n{out}"));
+    assert!(head.ends_with("MB/s  cycles/B"), "{head}");
+    let row = out.lines().find(|l| l.starts_with("Hash1K")).unwrap();
+    let cpb: f64 = row.split_whitespace().last().unwrap().parse().unwrap();
+    assert!(cpb > 0.0, "{row}");
+    // Plausible, not precise: the host may be loaded.
+    let (ghz, source) = json_clock(&[]);
+    assert!((0.2..10.0).contains(&ghz), "{ghz} GHz");
+    assert_eq!(source, "measured");
+}
+
+/// Off x86 nothing is measured: no column unless --cpu-ghz.
+#[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+#[test]
+fn no_cycles_per_byte_without_a_measurement() {
+    let out = one_cell("table", &[]);
+    assert!(
+        cycles_line(&out).contains("not shown: no clock measurement on "),
+        "{out}"
+    );
+    assert!(!out.contains("MB/s  cycles/B"), "{out}");
+    let v: serde_json::Value = serde_json::from_str(&one_cell("json", &[])).unwrap();
+    assert!(v["cpu_ghz"].is_null() && v["cpu_ghz_source"].is_null());
+}
+
+/// `--cpu-ghz 3` states the clock: no measurement, 3 GHz in every format.
+#[test]
+fn cpu_ghz_states_the_clock() {
+    let out = one_cell("table", &["--cpu-ghz", "3"]);
+    assert_eq!(
+        cycles_line(&out),
+        "cycles/B:  ns/op x core clock; 3 GHz, stated (--cpu-ghz)"
+    );
+    assert!(out.contains("MB/s  cycles/B"), "{out}");
+    assert_eq!(json_clock(&["--cpu-ghz", "3"]), (3.0, "stated".into()));
+    let out = one_cell("go", &["--cpu-ghz", "3"]);
+    for l in out.lines().filter(|l| l.starts_with("Benchmark")) {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        // ns/op is printed to 3 or 4 digits, cycles/B from the exact one.
+        let ns: f64 = f[2].parse().unwrap();
+        let cpb: f64 = f[6].parse().unwrap();
+        assert_eq!(f[7], "cycles/B", "{l}");
+        assert!((cpb / (ns * 3.0 / 1024.0) - 1.0).abs() < 0.01, "{l}");
+    }
+    let e = fails(&["speed", "sha1", "--cpu-ghz", "fast"]);
+    assert!(e.contains("e.g. 3.5 (at most 100), or off"), "{e}");
+}
+
+/// `--cpu-ghz off`: no clock, no column, in any format.
+#[test]
+fn cpu_ghz_off_drops_the_column() {
+    let out = one_cell("table", &["--cpu-ghz", "off"]);
+    assert_eq!(cycles_line(&out), "cycles/B:  not shown (--cpu-ghz off)");
+    assert!(!out.contains("MB/s  cycles/B"), "{out}");
+    let out = one_cell("json", &["--cpu-ghz", "off"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["cpu_ghz"].is_null() && v["cpu_ghz_source"].is_null());
+    assert!(v["results"][0].get("cycles_per_byte").is_none(), "{out}");
+    let out = one_cell("go", &["--cpu-ghz", "off"]);
+    assert!(!out.contains(" cycles/B\n"), "{out}");
 }

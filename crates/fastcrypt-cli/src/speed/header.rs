@@ -2,6 +2,7 @@
 //! date, what `auto` picks, and how the samples were taken.
 
 use super::algos::Algorithm;
+use super::clock::CoreClock;
 use super::engine::Plan;
 use crate::machine;
 use std::time::Duration;
@@ -17,7 +18,8 @@ pub struct Header {
     /// `(algorithm, backend auto picks)`.
     pub auto: Vec<(&'static str, &'static str)>,
     pub plan: Plan,
-    pub cpu_ghz: Option<f64>,
+    /// The clock cycles/B is computed with, and where it came from.
+    pub clock: CoreClock,
     /// `OPENSSL_ia32cap`, when set (it changes which path OpenSSL takes).
     pub ia32cap: Option<String>,
     pub command: String,
@@ -26,7 +28,7 @@ pub struct Header {
 }
 
 impl Header {
-    pub fn new(algos: &[&Algorithm], plan: Plan, cpu_ghz: Option<f64>, full: bool) -> Header {
+    pub fn new(algos: &[&Algorithm], plan: Plan, clock: CoreClock, full: bool) -> Header {
         Header {
             cpu: machine::cpu_model(),
             features: machine::present_features(),
@@ -38,7 +40,7 @@ impl Header {
                 .map(|a| (a.name, (a.backends)().fastest))
                 .collect(),
             plan,
-            cpu_ghz,
+            clock,
             ia32cap: std::env::var("OPENSSL_ia32cap").ok(),
             command: command_line(),
             full,
@@ -63,11 +65,18 @@ impl Header {
         )
     }
 
-    /// The `cycles/B` line: what the column means, or why it is absent.
+    /// The `cycles/B` line: the clock and where it came from, or why the
+    /// column is absent.
     pub fn cycles(&self) -> String {
-        match self.cpu_ghz {
-            Some(g) => format!("ns/op x {g} GHz (--cpu-ghz, the clock you stated)"),
-            None => "not shown: no known fixed core clock (see --cpu-ghz in --help)".into(),
+        match &self.clock {
+            CoreClock::Measured(g) => format!(
+                "ns/op x core clock; ~{g:.2} GHz, measured: dependent-add loop at start (--cpu-ghz GHZ|off overrides)"
+            ),
+            CoreClock::Stated(g) => format!("ns/op x core clock; {g} GHz, stated (--cpu-ghz)"),
+            CoreClock::Off => "not shown (--cpu-ghz off)".into(),
+            CoreClock::Unknown(why) => {
+                format!("not shown: {why} (state the clock with --cpu-ghz)")
+            }
         }
     }
 }

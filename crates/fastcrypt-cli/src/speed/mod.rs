@@ -5,11 +5,13 @@
 //! - `options.rs`: the options' types and parsers;
 //! - `select.rs`: which cells (algorithm x size x implementation) to measure;
 //! - `engine.rs`: calibration, warm-up and interleaved sampling;
+//! - `clock.rs`: the core clock for cycles/B, measured or stated;
 //! - `header.rs`: what every report says about the run;
 //! - `report/`: one file per output format, and the `--plot` SVG;
 //! - this file: the options and the steps of a run.
 
 pub mod algos;
+mod clock;
 mod engine;
 mod header;
 mod options;
@@ -20,7 +22,7 @@ use algos::{Algorithm, Origin};
 use clap::Args;
 use engine::{Cell, Plan};
 use header::Header;
-use options::{one_of, ClockChoice, Format, Pair, Selection, Sizes};
+use options::{one_of, ClockChoice, CpuGhz, Format, Pair, Selection, Sizes};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -47,10 +49,17 @@ fewer than half of --samples rounds are quiet, --compare takes more
 rounds, up to three times --samples. If quiet rounds stay too few, every
 round is used and the row is marked `*`.
 
-Cycles/byte: shown only with --cpu-ghz, when you know the core clock is
-fixed (turbo and frequency scaling off). fastcrypt reads no cycle counter
-and does not guess: the TSC ticks at a nominal rate that differs from the
-core clock under turbo, power management and in virtual machines.
+Cycles/byte: ns/op x the core clock / bytes. On x86 the clock is measured
+at start (about 7 ms): a chain of dependent adds, one per cycle, timed
+against the wall clock, best of 8 repeats after a warm-up; the header says
+~X.XX GHz, measured. It is the clock of that moment: turbo and frequency
+scaling can move it during the run, and in a virtual machine it is the
+clock the guest sees. When you have fixed the clock (turbo and scaling
+off), state it with --cpu-ghz GHZ (the header says stated); --cpu-ghz off
+drops the column. Off x86 nothing is measured: cycles/byte only with
+--cpu-ghz GHZ. No cycle counter is read: the TSC ticks at a nominal rate
+that differs from the core clock under turbo, power management and in
+virtual machines.
 
 Go format: one line per sample (like `go test -count=N`), so benchstat and
 `fastcrypt benchcmp` see the spread.";
@@ -113,9 +122,11 @@ pub struct SpeedArgs {
     #[arg(long, value_name = "cpu|wall", default_value = "cpu", value_parser = one_of::<ClockChoice>("--clock"))]
     clock: ClockChoice,
 
-    /// The core clock in GHz, if you know it is fixed: adds cycles/byte.
-    #[arg(long, value_name = "GHZ", value_parser = options::cpu_ghz)]
-    cpu_ghz: Option<f64>,
+    /// The core clock for the cycles/B column, in GHz: on x86 it is
+    /// measured at start unless given (a dependent-add loop, see --help);
+    /// state it when you have fixed it, or `off` to drop the column.
+    #[arg(long, value_name = "GHZ|off", value_parser = options::cpu_ghz)]
+    cpu_ghz: Option<CpuGhz>,
 
     /// List the algorithms and their implementations, then exit.
     #[arg(long)]
@@ -216,7 +227,9 @@ pub fn run(args: SpeedArgs) -> Result<(), String> {
     if let Some(warning) = plan.too_short() {
         eprintln!("fastcrypt: warning: {warning}");
     }
-    let header = Header::new(&algos, plan, args.cpu_ghz, !args.no_header);
+    // Measured here, just before the cells, after the options are checked.
+    let clock = clock::CoreClock::new(args.cpu_ghz);
+    let header = Header::new(&algos, plan, clock, !args.no_header);
     let pairs = args
         .compare
         .as_ref()

@@ -90,14 +90,28 @@ pub fn samples(s: &str) -> Result<usize, String> {
         })
 }
 
-/// `--cpu-ghz`: a clock rate a CPU can have, above 0 and at most 100 GHz.
-pub fn cpu_ghz(s: &str) -> Result<f64, String> {
-    s.trim()
-        .parse::<f64>()
+/// `--cpu-ghz`: the core clock stated, or the cycles/B column turned off.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CpuGhz {
+    /// A clock rate a CPU can have: above 0 and at most 100 GHz.
+    Rate(f64),
+    /// `off`: no clock, no cycles/B.
+    Off,
+}
+
+pub fn cpu_ghz(s: &str) -> Result<CpuGhz, String> {
+    let t = s.trim();
+    if t.eq_ignore_ascii_case("off") {
+        return Ok(CpuGhz::Off);
+    }
+    t.parse::<f64>()
         .ok()
         .filter(|g| *g > 0.0 && *g <= 100.0)
+        .map(CpuGhz::Rate)
         .ok_or_else(|| {
-            format!("invalid --cpu-ghz `{s}`: expected a clock rate in GHz, e.g. 3.5 (at most 100)")
+            format!(
+                "invalid --cpu-ghz `{s}`: expected a clock rate in GHz, e.g. 3.5 (at most 100), or off"
+            )
         })
 }
 
@@ -293,6 +307,16 @@ mod tests {
         let s = sweep_sizes();
         assert_eq!(s.len(), 38);
         assert_eq!((s[0], s[32], s[37]), (0, 512, 16384));
+    }
+
+    #[test]
+    fn clock_rates() {
+        assert_eq!(cpu_ghz("3").unwrap(), CpuGhz::Rate(3.0));
+        assert_eq!(cpu_ghz(" 2.45 ").unwrap(), CpuGhz::Rate(2.45));
+        assert_eq!(cpu_ghz("OFF").unwrap(), CpuGhz::Off);
+        for bad in ["0", "-1", "100.5", "NaN", "inf", "fast"] {
+            assert!(cpu_ghz(bad).unwrap_err().contains("or off"), "{bad}");
+        }
     }
 
     #[test]

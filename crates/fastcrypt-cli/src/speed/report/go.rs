@@ -31,7 +31,7 @@ pub fn render(run: &Run) -> String {
             }
             State::Runnable(r) => {
                 for &ns in &r.samples {
-                    let ghz = run.header.cpu_ghz;
+                    let ghz = run.header.clock.ghz();
                     out.push_str(&result_line(&name, width, r.iters, ns, c.size, ghz));
                     out.push('\n');
                 }

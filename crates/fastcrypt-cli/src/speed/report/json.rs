@@ -38,7 +38,7 @@ fn value(run: &Run) -> Value {
                     if let Some(s) = s {
                         v["ns_per_op"] = json!({"median": s.median, "min": s.min, "max": s.max});
                         v["mb_per_s"] = json!(s.mb_s(c.size));
-                        if h.cpu_ghz.is_some() {
+                        if h.clock.ghz().is_some() {
                             v["cycles_per_byte"] = json!(cycles_per_byte(run, &s, c.size));
                         }
                     }
@@ -81,7 +81,8 @@ fn value(run: &Run) -> Value {
         "auto": h.auto.iter().map(|(a, b)| (a.to_string(), json!(b))).collect::<serde_json::Map<_, _>>(),
         "min_time_s": h.plan.min_time.as_secs_f64(),
         "samples": h.plan.samples,
-        "cpu_ghz": h.cpu_ghz,
+        "cpu_ghz": h.clock.ghz(),
+        "cpu_ghz_source": h.clock.source(),
         "sweep": run.sweep,
         "results": results,
         "compare": compare,

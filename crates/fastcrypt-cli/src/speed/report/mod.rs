@@ -56,7 +56,7 @@ pub(super) fn go_name(run: &Run, c: &Cell) -> String {
 }
 
 pub(super) fn cycles_per_byte(run: &Run, s: &Stats, size: usize) -> Option<f64> {
-    let ghz = run.header.cpu_ghz?;
+    let ghz = run.header.clock.ghz()?;
     (size > 0).then(|| s.median * ghz / size as f64)
 }
 

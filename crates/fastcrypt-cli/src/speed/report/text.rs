@@ -131,7 +131,7 @@ fn md_code_if_command(k: &str, v: &str) -> String {
 }
 
 fn main_table(run: &Run, cells: &[&Cell]) -> Table {
-    let ghz = run.header.cpu_ghz.is_some();
+    let ghz = run.header.clock.ghz().is_some();
     let mut cols = vec![
         Col::left("benchmark"),
         Col::left("impl"),
