@@ -732,6 +732,11 @@ fn cycles_per_byte_from_the_measured_clock() {
     let (ghz, source) = json_clock(&[]);
     assert!((0.2..10.0).contains(&ghz), "{ghz} GHz");
     assert_eq!(source, "measured");
+    // --no-header keeps the clock beside the column it explains.
+    let out = one_cell("table", &["--no-header"]);
+    assert!(cycles_line(&out).contains("measured"), "{out}");
+    let out = one_cell("markdown", &["--no-header"]);
+    assert!(out.contains("; cycles/B: ns/op x core clock; ~"), "{out}");
 }
 
 /// Off x86 nothing is measured: no column unless --cpu-ghz.

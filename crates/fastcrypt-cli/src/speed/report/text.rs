@@ -16,14 +16,21 @@ pub fn render(run: &Run, md: bool) -> String {
             Some(cap) => format!("{timing}; OPENSSL_ia32cap={cap}"),
             None => timing,
         };
+        // The clock behind a cycles/B column, which differs from run to
+        // run when measured.
+        let cycles = run.header.clock.ghz().map(|_| run.header.cycles());
         if md {
-            let _ = writeln!(out, "Command: `{}`; {timing}.", run.header.command);
+            let cycles = cycles.map_or(String::new(), |c| format!("; cycles/B: {c}"));
+            let _ = writeln!(out, "Command: `{}`; {timing}{cycles}.", run.header.command);
         } else {
             let _ = writeln!(
                 out,
                 "command:   {}\ntiming:    {timing}",
                 run.header.command
             );
+            if let Some(c) = cycles {
+                let _ = writeln!(out, "cycles/B:  {c}");
+            }
         }
     } else if md {
         out.push_str("Measured by `fastcrypt speed`:\n\n");
