@@ -402,6 +402,10 @@ capability! {
     /// What the 128-bit AES-GCM bodies emit: AES-NI, PCLMULQDQ, SSSE3 and
     /// SSE4.1.
     GcmToken: AesToken & Clmul => aes;
+    /// VPCLMULQDQ on 512-bit registers: AVX-512 F (zmm), BW (byte masks
+    /// and `vpshufb`), VL (masked and ternary-logic forms on xmm/ymm),
+    /// with OS-saved opmask and ZMM state.
+    Vclmul512: Vclmul => avx512f & avx512bw & avx512vl & os_zmm;
 }
 
 /// Declares a zero-sized proof token for a set of features, and the
@@ -510,6 +514,22 @@ token!(
     /// the 128-bit AES-NI code (hence SSSE3/SSE4.1).
     VaesToken: vaes & vpclmulqdq & avx2 & aes & pclmulqdq & avx & sse41 & ssse3 & sse2 & os_ymm
         => AesToken, Clmul, Vclmul, GcmToken
+);
+token!(
+    /// VPCLMULQDQ on 512-bit registers with AVX-512 F/BW/VL and OS-saved
+    /// opmask and ZMM state: the zmm GHASH kernel (four blocks per
+    /// instruction, masked tails).
+    Vpclmul512Token: vpclmulqdq & avx512f & avx512bw & avx512vl & avx2 & pclmulqdq & avx & sse41
+        & ssse3 & sse2 & os_ymm & os_zmm
+        => Clmul, Vclmul, Vclmul512
+);
+token!(
+    /// VAES + VPCLMULQDQ on 512-bit registers with AVX-512 F/BW/VL and
+    /// OS-saved opmask and ZMM state: the zmm AES-GCM kernel (four blocks
+    /// per instruction, masked tails).
+    Vaes512Token: vaes & vpclmulqdq & avx512f & avx512bw & avx512vl & avx2 & aes & pclmulqdq & avx
+        & sse41 & ssse3 & sse2 & os_ymm & os_zmm
+        => AesToken, Clmul, Vclmul, Vclmul512, GcmToken
 );
 
 #[cfg(test)]

@@ -45,6 +45,11 @@
 //! - `vpclmul`: VPCLMULQDQ on 256-bit registers (two blocks per
 //!   instruction; needs AVX2 and OS-saved YMM state, *not* AVX-512),
 //!   H^1..H^16 precomputed, 16 blocks per reduction.
+//! - `vpclmul_avx512`: VPCLMULQDQ on 512-bit registers (four blocks per
+//!   instruction; needs AVX-512 F/BW/VL and OS-saved opmask and ZMM
+//!   state), 16 blocks per reduction, the accumulator multiplied on its
+//!   own so its chain skips the lane sums, tails loaded with byte masks
+//!   (no copies).
 //!
 //! # Field representation
 //!
@@ -66,7 +71,7 @@
 //! [`GHash`] or its dispatch. Everything they need is `pub(crate)`:
 //!
 //! - `ClmulKey::new(token, &h)`: H (GCM byte order) expanded to
-//!   H^16..H^1 plus Karatsuba halves, for both x86 kernels. Zeroize it
+//!   H^32..H^1 plus Karatsuba halves, for every x86 kernel. Zeroize it
 //!   (`ClmulKey::zeroize`) when the AES-GCM key is dropped.
 //! - `x86_pclmul::{load_acc, store_acc}`: the accumulator lives in an
 //!   `__m128i` (or as a `u128`, [`GHash`]'s storage form) in POLYVAL
@@ -109,6 +114,8 @@ pub(crate) mod x86_sse2;
 pub(crate) mod x86_ssse3;
 #[cfg(fastcrypt_x86)]
 pub(crate) mod x86_vpclmul;
+#[cfg(fastcrypt_x86)]
+pub(crate) mod x86_vpclmul512;
 
 use crate::ByteArray;
 use zeroize::Zeroize;
@@ -146,6 +153,9 @@ define_backends! {
     Pclmul => "pclmul", #[cfg(fastcrypt_x86)] PclmulToken;
     /// VPCLMULQDQ on 256-bit registers, 16 blocks per reduction.
     Vpclmul => "vpclmul", #[cfg(fastcrypt_x86)] VpclmulToken;
+    /// VPCLMULQDQ on 512-bit registers (AVX-512), 16 blocks per reduction,
+    /// masked tails.
+    VpclmulAvx512 => "vpclmul_avx512", #[cfg(fastcrypt_x86)] Vpclmul512Token;
 }
 
 /// A kernel with the key expanded in the form it wants. The key lives
@@ -166,6 +176,8 @@ pub(crate) enum Engine {
     Pclmul(cpu::PclmulToken, ClmulKey),
     #[cfg(fastcrypt_x86)]
     Vpclmul(cpu::VpclmulToken, ClmulKey),
+    #[cfg(fastcrypt_x86)]
+    VpclmulAvx512(cpu::Vpclmul512Token, ClmulKey),
 }
 
 impl Engine {
@@ -182,6 +194,8 @@ impl Engine {
             Kernel::Pclmul(t) => Engine::Pclmul(t, ClmulKey::new(t, h)),
             #[cfg(fastcrypt_x86)]
             Kernel::Vpclmul(t) => Engine::Vpclmul(t, ClmulKey::new(t, h)),
+            #[cfg(fastcrypt_x86)]
+            Kernel::VpclmulAvx512(t) => Engine::VpclmulAvx512(t, ClmulKey::new(t, h)),
         }
     }
 
@@ -202,6 +216,8 @@ impl Engine {
             Engine::Pclmul(t, k) => x86_pclmul::update(*t, k, acc, blocks),
             #[cfg(fastcrypt_x86)]
             Engine::Vpclmul(t, k) => x86_vpclmul::update(*t, k, acc, blocks),
+            #[cfg(fastcrypt_x86)]
+            Engine::VpclmulAvx512(t, k) => x86_vpclmul512::update(*t, k, acc, blocks),
         }
     }
 
@@ -213,7 +229,9 @@ impl Engine {
             #[cfg(fastcrypt_x86)]
             Engine::Ssse3(_, k) | Engine::Avx2(_, k) => k.zeroize(),
             #[cfg(fastcrypt_x86)]
-            Engine::Pclmul(_, k) | Engine::Vpclmul(_, k) => k.zeroize(),
+            Engine::Pclmul(_, k) | Engine::Vpclmul(_, k) | Engine::VpclmulAvx512(_, k) => {
+                k.zeroize()
+            }
         }
     }
 }

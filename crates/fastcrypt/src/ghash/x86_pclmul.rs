@@ -25,13 +25,13 @@ use super::{portable, BLOCK_LEN};
 pub(crate) use crate::cpu::Clmul;
 use zeroize::Zeroize;
 
-/// How many powers of H the key holds (the 256-bit kernel uses them all,
-/// this one the last 8).
-pub(crate) const POWERS: usize = 16;
+/// How many powers of H the key holds (the 512-bit kernel uses them all,
+/// the 256-bit one the last 16, this one the last 8).
+pub(crate) const POWERS: usize = 32;
 
 /// H expanded for the x86 kernels, POLYVAL representation.
 ///
-/// `pows[i]` is H^(16 - i): a run of n blocks meets `pows[16 - n..]`, and
+/// `pows[i]` is H^(32 - i): a run of n blocks meets `pows[32 - n..]`, and
 /// two consecutive entries load as one 256-bit register whose low lane
 /// holds the higher power, matching two consecutive blocks.
 /// `mids[i]` holds `lo ^ hi` of `pows[i]` in both 64-bit halves (the

@@ -45,8 +45,8 @@ pub(crate) fn bswap2(_t: impl Vclmul, x: __m256i) -> __m256i {
     }
 }
 
-/// `pows[i..i + 2]` and `mids[i..i + 2]` of the key as registers: H^(16-i)
-/// in the low lane, H^(15-i) in the high one.
+/// `pows[i..i + 2]` and `mids[i..i + 2]` of the key as registers:
+/// H^(POWERS - i) in the low lane, H^(POWERS - i - 1) in the high one.
 #[inline(always)]
 fn power_pair(_t: impl Vclmul, key: &ClmulKey, i: usize) -> (__m256i, __m256i) {
     let p = &key.pows[i..i + 2];

@@ -1,0 +1,258 @@
+//! GHASH with VPCLMULQDQ on 512-bit registers: four blocks per instruction.
+//!
+//! Needs AVX-512 F/BW/VL and VPCLMULQDQ with the opmask and ZMM state saved
+//! by the OS (the token checks exactly that). Each register holds four
+//! consecutive blocks, the earliest in lane 0; a step absorbs 32 blocks
+//! (eight registers) as `(acc ^ X1) * H^32 ^ X2 * H^31 ^ ... ^ X32 * H`,
+//! Karatsuba products summed lane-wise, then reduced lane-wise (the
+//! reduction is linear, so reducing each lane and XORing the four results
+//! equals reducing their sum) and only then folded to one block.
+//!
+//! Why this shape: on Intel cores a 512-bit carry-less multiply, a byte
+//! shuffle and a lane extract all issue on the same port (port 5), so
+//! what bounds the loop is that port's count per block, not latency.
+//! Reducing before the lane fold costs two zmm multiplies instead of six
+//! extracts; XORing the accumulator into the first block costs nothing
+//! where a separate product would cost four port-5 operations; and 32
+//! blocks per step give the accumulator's chain (one product, the
+//! reduction, the lane fold: ~35 cycles) 64 cycles of independent work to
+//! hide behind. 16 blocks per step with a separate accumulator product
+//! measured 1.16x the 256-bit kernel; this shape is what reaches the
+//! multiplier's limit (see BENCHMARKS.md for figures).
+//!
+//! Tails need no copies: a run of `n < 32` blocks is loaded with byte masks
+//! (zeros past the end) and meets `H^n..H^1` loaded with lane masks.
+
+#[cfg(target_arch = "x86")]
+use core::arch::x86::*;
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::*;
+
+use super::x86_pclmul::{self as x128, ClmulKey, POWERS};
+use super::BLOCK_LEN;
+pub(crate) use crate::cpu::Vclmul512;
+
+/// Blocks per 512-bit register.
+const LANES: usize = 4;
+
+#[inline(always)]
+fn zero(_t: impl Vclmul512) -> __m512i {
+    // SAFETY: the token proves AVX-512F.
+    unsafe { _mm512_setzero_si512() }
+}
+
+/// Byte reversal of each 128-bit lane (GCM order <-> POLYVAL).
+#[inline(always)]
+pub(crate) fn bswap4(_t: impl Vclmul512, x: __m512i) -> __m512i {
+    // SAFETY: the token proves AVX-512BW (`vpshufb` on zmm works lane by
+    // lane, which is what reverses each block).
+    unsafe {
+        let m =
+            _mm512_broadcast_i32x4(_mm_set_epi64x(0x0001_0203_0405_0607, 0x0809_0a0b_0c0d_0e0f));
+        _mm512_shuffle_epi8(x, m)
+    }
+}
+
+/// The byte mask of the part of a `len`-byte run that falls in its
+/// `j`-th 64-byte register.
+#[inline(always)]
+pub(crate) fn byte_mask(len: usize, j: usize) -> u64 {
+    match len.saturating_sub(64 * j) {
+        0 => 0,
+        n if n >= 64 => u64::MAX,
+        n => u64::MAX >> (64 - n),
+    }
+}
+
+/// Loads the first `len` bytes at `p + 64 j` (zeros past `len`). No byte
+/// past `len` is read.
+///
+/// # Safety
+///
+/// `p` must be valid for reading `len` bytes.
+#[inline(always)]
+pub(crate) unsafe fn load_masked(
+    _t: impl Vclmul512,
+    p: *const u8,
+    len: usize,
+    j: usize,
+) -> __m512i {
+    // SAFETY: the mask selects only bytes below `len` (the caller's
+    // bound); masked-off bytes are neither read nor faulted on; the token
+    // proves AVX-512BW.
+    unsafe { _mm512_maskz_loadu_epi8(byte_mask(len, j), p.wrapping_add(64 * j).cast()) }
+}
+
+/// `pows[first..first + 4]` and `mids[...]` as registers, lanes past the
+/// first `count` blocks zero (and not read: `first + count` may be the end
+/// of the table, with `first + 4` past it).
+#[inline(always)]
+fn power4(_t: impl Vclmul512, key: &ClmulKey, first: usize, count: usize) -> (__m512i, __m512i) {
+    assert!(first + count.min(LANES) <= POWERS);
+    let m: u8 = match count {
+        0 => 0,
+        1 => 0b11,
+        2 => 0b1111,
+        3 => 0b11_1111,
+        _ => 0xff,
+    };
+    let p = key.pows.as_ptr().wrapping_add(first);
+    let q = key.mids.as_ptr().wrapping_add(first);
+    // SAFETY: the mask selects `count.min(4)` entries from `first`, all in
+    // the tables (checked above); masked-off lanes are neither read nor
+    // faulted on; the token proves AVX-512F.
+    unsafe {
+        (
+            _mm512_maskz_loadu_epi64(m, p.cast()),
+            _mm512_maskz_loadu_epi64(m, q.cast()),
+        )
+    }
+}
+
+/// Four unreduced 256-bit sums in Karatsuba form, one per lane (see
+/// [`super::x86_pclmul::Wide`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Wide4 {
+    lo: __m512i,
+    mid: __m512i,
+    hi: __m512i,
+}
+
+impl Wide4 {
+    /// Lane-wise `x * p`, `pm` holding `p`'s Karatsuba middle operands.
+    #[inline(always)]
+    fn mul(_t: impl Vclmul512, x: __m512i, p: __m512i, pm: __m512i) -> Wide4 {
+        // SAFETY: the token proves VPCLMULQDQ and AVX-512F.
+        unsafe {
+            let xm = _mm512_xor_si512(x, _mm512_shuffle_epi32::<0x4e>(x));
+            Wide4 {
+                lo: _mm512_clmulepi64_epi128::<0x00>(x, p),
+                hi: _mm512_clmulepi64_epi128::<0x11>(x, p),
+                mid: _mm512_clmulepi64_epi128::<0x00>(xm, pm),
+            }
+        }
+    }
+
+    /// Adds lane-wise `x * p`.
+    #[inline(always)]
+    fn mul_add(&mut self, t: impl Vclmul512, x: __m512i, p: __m512i, pm: __m512i) {
+        let w = Wide4::mul(t, x, p, pm);
+        // SAFETY: the token proves AVX-512F.
+        unsafe {
+            self.lo = _mm512_xor_si512(self.lo, w.lo);
+            self.mid = _mm512_xor_si512(self.mid, w.mid);
+            self.hi = _mm512_xor_si512(self.hi, w.hi);
+        }
+    }
+
+    /// Each lane reduced as [`super::x86_pclmul::reduce`] does, then the
+    /// four lanes XORed: the reduced sum.
+    #[inline(always)]
+    fn reduce(self, t: impl Vclmul512) -> __m128i {
+        // SAFETY: the token proves VPCLMULQDQ and AVX-512F.
+        unsafe {
+            let c = _mm512_broadcast_i32x4(_mm_set_epi64x(0, 0xc200_0000_0000_0000_u64 as i64));
+            let mid = _mm512_ternarylogic_epi64::<0x96>(self.mid, self.lo, self.hi);
+            let t0 = _mm512_clmulepi64_epi128::<0x00>(self.lo, c);
+            let mid =
+                _mm512_ternarylogic_epi64::<0x96>(mid, _mm512_shuffle_epi32::<0x4e>(self.lo), t0);
+            let t1 = _mm512_clmulepi64_epi128::<0x00>(mid, c);
+            let r =
+                _mm512_ternarylogic_epi64::<0x96>(self.hi, _mm512_shuffle_epi32::<0x4e>(mid), t1);
+            sum_lanes(t, r)
+        }
+    }
+}
+
+/// XOR of the four 128-bit lanes.
+#[inline(always)]
+fn sum_lanes(_t: impl Vclmul512, v: __m512i) -> __m128i {
+    // SAFETY: the token proves AVX-512F and AVX2.
+    unsafe {
+        let y = _mm256_xor_si256(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64::<1>(v));
+        _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256::<1>(y))
+    }
+}
+
+/// Absorbs `n` blocks (1 to `4 N`, at most 32), given four to a register
+/// *in GCM byte order* (block `4 j + l` in lane `l` of `blocks[j]`; lanes
+/// past `n` are ignored), into the accumulator: `acc` is XORed into the
+/// first block, block i meets H^(n - i), one reduction. With `n` a
+/// constant the masks fold away.
+#[inline(always)]
+pub(crate) fn fold<const N: usize>(
+    t: impl Vclmul512,
+    key: &ClmulKey,
+    acc: __m128i,
+    blocks: &[__m512i; N],
+    n: usize,
+) -> __m128i {
+    debug_assert!(N >= 1 && n >= 1 && n <= LANES * N && n <= POWERS);
+    let first = POWERS - n;
+    // SAFETY: the token proves AVX-512F.
+    let x0 = unsafe { _mm512_xor_si512(bswap4(t, blocks[0]), _mm512_zextsi128_si512(acc)) };
+    let (p, pm) = power4(t, key, first, n);
+    let mut w = Wide4::mul(t, x0, p, pm);
+    for (j, &b) in blocks.iter().enumerate().skip(1) {
+        let count = n.saturating_sub(LANES * j);
+        if count == 0 {
+            break;
+        }
+        let (p, pm) = power4(t, key, first + LANES * j, count);
+        w.mul_add(t, bswap4(t, b), p, pm);
+    }
+    w.reduce(t)
+}
+
+/// Absorbs the whole blocks of `data` (a multiple of 16 bytes) into `acc`.
+/// Generic over the token so that AES-GCM can call it with its own.
+#[inline]
+pub(crate) fn update(t: impl Vclmul512, key: &ClmulKey, acc: &mut u128, data: &[u8]) {
+    // SAFETY: a `Vclmul512` token proves VPCLMULQDQ, AVX-512 F/BW/VL with
+    // OS-saved ZMM state, PCLMULQDQ, AVX2, SSSE3 and SSE4.1: everything
+    // `update_512` enables.
+    unsafe { update_512(t, key, acc, data) }
+}
+
+/// Loads 4 N consecutive blocks at `p`.
+///
+/// # Safety
+///
+/// `p` must be valid for reading `64 N` bytes.
+#[inline(always)]
+pub(crate) unsafe fn load_blocks<const N: usize>(_t: impl Vclmul512, p: *const u8) -> [__m512i; N] {
+    // SAFETY: the token proves AVX-512F; `p` has `64 N` readable bytes
+    // (the caller's bound); unaligned loads.
+    unsafe {
+        let mut out = [_mm512_setzero_si512(); N];
+        for (j, o) in out.iter_mut().enumerate() {
+            *o = _mm512_loadu_si512(p.add(64 * j).cast());
+        }
+        out
+    }
+}
+
+/// The kernel: 32 blocks per step, then the 0..31 left (masked loads) with
+/// one reduction.
+#[target_feature(enable = "vpclmulqdq,avx512f,avx512bw,avx512vl,pclmulqdq,avx2,ssse3,sse4.1")]
+unsafe fn update_512(t: impl Vclmul512, key: &ClmulKey, acc: &mut u128, data: &[u8]) {
+    debug_assert_eq!(data.len() % BLOCK_LEN, 0);
+    let mut y = x128::load_acc(t, acc);
+    let mut chunks = data.chunks_exact(32 * BLOCK_LEN);
+    for c in &mut chunks {
+        // SAFETY: `c` is 512 readable bytes.
+        let b = unsafe { load_blocks::<8>(t, c.as_ptr()) };
+        y = fold(t, key, y, &b, 32);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let (p, len) = (rest.as_ptr(), rest.len());
+        let mut b = [zero(t); 8];
+        for (j, o) in b.iter_mut().enumerate() {
+            // SAFETY: `rest` is `len` readable bytes.
+            *o = unsafe { load_masked(t, p, len, j) };
+        }
+        y = fold(t, key, y, &b, len / BLOCK_LEN);
+    }
+    x128::store_acc(t, y, acc);
+}
