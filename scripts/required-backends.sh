@@ -33,8 +33,10 @@ need avx2 any avx2 bmi1 bmi2
 need shani any sha_ni sse4_1
 need pclmul any pclmulqdq ssse3 sse4_1
 need vpclmul any vpclmulqdq avx2
+need vpclmul_avx512 any vpclmulqdq avx512f avx512bw avx512vl
 need aesni_pclmul any aes pclmulqdq ssse3 sse4_1
 need vaes_vpclmul any vaes vpclmulqdq aes pclmulqdq avx2
+need vaes_avx512 any vaes vpclmulqdq aes pclmulqdq avx512f avx512bw avx512vl
 # RC4's asm kernels: one per register file.
 need x86_64 x86_64 sse4_1
 need x86 x86 sse2
