@@ -21,7 +21,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use super::x86::{self, Keys};
+use super::x86::{self, by_rounds, Keys};
 use crate::aes::x86_aesni as ni;
 use crate::aes::RoundKeys;
 use crate::cpu::Vaes512Token;
@@ -47,7 +47,7 @@ impl x86::Kernel for Vaes512Token {
         let c32 = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]).wrapping_add(1);
         // SAFETY: the token proves VAES, VPCLMULQDQ, AVX-512 F/BW/VL with
         // OS-saved ZMM state, AVX2, AES-NI, PCLMULQDQ, SSSE3 and SSE4.1.
-        unsafe { crypt_k::<OPEN>(self, &k.rk, &k.hk, j0, c32, aad, buf) }
+        unsafe { by_rounds!(k.rk.rounds, crypt_k::<OPEN>(self, &k.rk, &k.hk, j0, c32, aad, buf)) }
     }
 }
 
@@ -297,7 +297,7 @@ fn bulk<'a, const OPEN: bool, const N: usize>(
 #[target_feature(
     enable = "vaes,vpclmulqdq,avx512f,avx512bw,avx512vl,avx2,aes,pclmulqdq,ssse3,sse4.1"
 )]
-unsafe fn crypt_k<const OPEN: bool>(
+unsafe fn crypt_k<const OPEN: bool, const NR: usize>(
     t: Vaes512Token,
     rk: &RoundKeys,
     hk: &ClmulKey,
@@ -306,9 +306,10 @@ unsafe fn crypt_k<const OPEN: bool>(
     aad: &[u8],
     buf: &mut [u8],
 ) -> [u8; 16] {
+    debug_assert_eq!(rk.rounds, NR);
     let keys = ni::load_keys(t, rk);
     let wk = wide_keys(t, &keys);
-    let nr = rk.rounds;
+    let nr = NR;
     let mut acc = 0u128;
     x86::ghash_padded(t, hk, &mut acc, aad);
     let a = clm::load_acc(t, &acc);
