@@ -151,7 +151,11 @@ pub(super) fn crypt_tail<const OPEN: bool>(
             _mm_storeu_si128(out[i].as_mut_ptr().cast(), y);
             if !OPEN {
                 // The ciphertext, its padding zeroed again.
-                let c = if i + 1 == nb { _mm_and_si128(y, keep) } else { y };
+                let c = if i + 1 == nb {
+                    _mm_and_si128(y, keep)
+                } else {
+                    y
+                };
                 _mm_storeu_si128(blocks[i].as_mut_ptr().cast(), c);
             }
         }

@@ -47,7 +47,12 @@ impl x86::Kernel for Vaes512Token {
         let c32 = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]).wrapping_add(1);
         // SAFETY: the token proves VAES, VPCLMULQDQ, AVX-512 F/BW/VL with
         // OS-saved ZMM state, AVX2, AES-NI, PCLMULQDQ, SSSE3 and SSE4.1.
-        unsafe { by_rounds!(k.rk.rounds, crypt_k::<OPEN>(self, &k.rk, &k.hk, j0, c32, aad, buf)) }
+        unsafe {
+            by_rounds!(
+                k.rk.rounds,
+                crypt_k::<OPEN>(self, &k.rk, &k.hk, j0, c32, aad, buf)
+            )
+        }
     }
 }
 

@@ -208,6 +208,13 @@ pub(crate) fn fold<const N: usize>(
 /// Generic over the token so that AES-GCM can call it with its own.
 #[inline]
 pub(crate) fn update(t: impl Vclmul512, key: &ClmulKey, acc: &mut u128, data: &[u8]) {
+    // Short input goes to the narrower kernels, whose chains are shorter
+    // (no four-lane sum): measured on a Sapphire Rapids-class Xeon, 16
+    // bytes took 11.6 ns here and 8.3 on the 256-bit kernel; from 4 to 7
+    // blocks the 256-bit kernel was also ahead, and from 8 on this one.
+    if data.len() < 128 {
+        return super::x86_vpclmul::update(t, key, acc, data);
+    }
     // SAFETY: a `Vclmul512` token proves VPCLMULQDQ, AVX-512 F/BW/VL with
     // OS-saved ZMM state, PCLMULQDQ, AVX2, SSSE3 and SSE4.1: everything
     // `update_512` enables.
@@ -232,6 +239,25 @@ pub(crate) unsafe fn load_blocks<const N: usize>(_t: impl Vclmul512, p: *const u
     }
 }
 
+/// Absorbs `rest` (1 to 31 whole blocks, at most `64 N` bytes) loaded
+/// into `N` registers with byte masks, one reduction.
+#[inline(always)]
+fn fold_rest<const N: usize>(
+    t: impl Vclmul512,
+    key: &ClmulKey,
+    acc: __m128i,
+    rest: &[u8],
+) -> __m128i {
+    let (p, len) = (rest.as_ptr(), rest.len());
+    debug_assert!(len <= 64 * N && len % BLOCK_LEN == 0 && len > 0);
+    let mut b = [zero(t); N];
+    for (j, o) in b.iter_mut().enumerate() {
+        // SAFETY: `rest` is `len` readable bytes.
+        *o = unsafe { load_masked(t, p, len, j) };
+    }
+    fold(t, key, acc, &b, len / BLOCK_LEN)
+}
+
 /// The kernel: 32 blocks per step, then the 0..31 left (masked loads) with
 /// one reduction.
 #[target_feature(enable = "vpclmulqdq,avx512f,avx512bw,avx512vl,pclmulqdq,avx2,ssse3,sse4.1")]
@@ -245,14 +271,15 @@ unsafe fn update_512(t: impl Vclmul512, key: &ClmulKey, acc: &mut u128, data: &[
         y = fold(t, key, y, &b, 32);
     }
     let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let (p, len) = (rest.as_ptr(), rest.len());
-        let mut b = [zero(t); 8];
-        for (j, o) in b.iter_mut().enumerate() {
-            // SAFETY: `rest` is `len` readable bytes.
-            *o = unsafe { load_masked(t, p, len, j) };
-        }
-        y = fold(t, key, y, &b, len / BLOCK_LEN);
-    }
+    // As many registers as the rest fills: a short message must not pay
+    // for eight loads and products.
+    y = match rest.len().div_ceil(64) {
+        0 => y,
+        1 => fold_rest::<1>(t, key, y, rest),
+        2 => fold_rest::<2>(t, key, y, rest),
+        3 => fold_rest::<3>(t, key, y, rest),
+        4 => fold_rest::<4>(t, key, y, rest),
+        _ => fold_rest::<8>(t, key, y, rest),
+    };
     x128::store_acc(t, y, acc);
 }
