@@ -83,11 +83,11 @@ pub(crate) unsafe fn load_masked(
     unsafe { _mm512_maskz_loadu_epi8(byte_mask(len, j), p.wrapping_add(64 * j).cast()) }
 }
 
-/// `pows[first..first + 4]` and `mids[...]` as registers, lanes past the
-/// first `count` blocks zero (and not read: `first + count` may be the end
-/// of the table, with `first + 4` past it).
+/// `pows[first..first + 4]` as a register, lanes past the first `count`
+/// blocks zero (and not read: `first + count` may be the end of the
+/// table, with `first + 4` past it).
 #[inline(always)]
-fn power4(_t: impl Vclmul512, key: &ClmulKey, first: usize, count: usize) -> (__m512i, __m512i) {
+fn power4(_t: impl Vclmul512, key: &ClmulKey, first: usize, count: usize) -> __m512i {
     assert!(first + count.min(LANES) <= POWERS);
     let m: u8 = match count {
         0 => 0,
@@ -97,20 +97,20 @@ fn power4(_t: impl Vclmul512, key: &ClmulKey, first: usize, count: usize) -> (__
         _ => 0xff,
     };
     let p = key.pows.as_ptr().wrapping_add(first);
-    let q = key.mids.as_ptr().wrapping_add(first);
     // SAFETY: the mask selects `count.min(4)` entries from `first`, all in
-    // the tables (checked above); masked-off lanes are neither read nor
+    // the table (checked above); masked-off lanes are neither read nor
     // faulted on; the token proves AVX-512F.
-    unsafe {
-        (
-            _mm512_maskz_loadu_epi64(m, p.cast()),
-            _mm512_maskz_loadu_epi64(m, q.cast()),
-        )
-    }
+    unsafe { _mm512_maskz_loadu_epi64(m, p.cast()) }
 }
 
-/// Four unreduced 256-bit sums in Karatsuba form, one per lane (see
-/// [`super::x86_pclmul::Wide`]).
+/// Four unreduced 256-bit sums, one per lane: `lo + mid x^64 + hi x^128`.
+///
+/// Schoolbook products (four multiplies per register), not Karatsuba's
+/// three: on cores where the multiplier and the shuffle Karatsuba needs
+/// share a port (Intel's port 5 for 512-bit operations) the port count is
+/// the same, and schoolbook saves the XOR that forms Karatsuba's operand
+/// and the one that corrects its middle term. Two registers' products are
+/// summed at a time with three-way XORs (`vpternlogq`).
 #[derive(Clone, Copy)]
 pub(crate) struct Wide4 {
     lo: __m512i,
@@ -119,43 +119,79 @@ pub(crate) struct Wide4 {
 }
 
 impl Wide4 {
-    /// Lane-wise `x * p`, `pm` holding `p`'s Karatsuba middle operands.
+    /// Lane-wise `x * p`.
     #[inline(always)]
-    fn mul(_t: impl Vclmul512, x: __m512i, p: __m512i, pm: __m512i) -> Wide4 {
+    fn mul(_t: impl Vclmul512, x: __m512i, p: __m512i) -> Wide4 {
         // SAFETY: the token proves VPCLMULQDQ and AVX-512F.
         unsafe {
-            let xm = _mm512_xor_si512(x, _mm512_shuffle_epi32::<0x4e>(x));
             Wide4 {
                 lo: _mm512_clmulepi64_epi128::<0x00>(x, p),
                 hi: _mm512_clmulepi64_epi128::<0x11>(x, p),
-                mid: _mm512_clmulepi64_epi128::<0x00>(xm, pm),
+                mid: _mm512_ternarylogic_epi64::<0x96>(
+                    _mm512_clmulepi64_epi128::<0x01>(x, p),
+                    _mm512_clmulepi64_epi128::<0x10>(x, p),
+                    _mm512_setzero_si512(),
+                ),
             }
+        }
+    }
+
+    /// Adds lane-wise `x * p + y * q`.
+    #[inline(always)]
+    fn mul_add2(&mut self, _t: impl Vclmul512, x: __m512i, p: __m512i, y: __m512i, q: __m512i) {
+        // SAFETY: the token proves VPCLMULQDQ and AVX-512F.
+        unsafe {
+            self.lo = _mm512_ternarylogic_epi64::<0x96>(
+                self.lo,
+                _mm512_clmulepi64_epi128::<0x00>(x, p),
+                _mm512_clmulepi64_epi128::<0x00>(y, q),
+            );
+            self.hi = _mm512_ternarylogic_epi64::<0x96>(
+                self.hi,
+                _mm512_clmulepi64_epi128::<0x11>(x, p),
+                _mm512_clmulepi64_epi128::<0x11>(y, q),
+            );
+            let m = _mm512_ternarylogic_epi64::<0x96>(
+                self.mid,
+                _mm512_clmulepi64_epi128::<0x01>(x, p),
+                _mm512_clmulepi64_epi128::<0x10>(x, p),
+            );
+            self.mid = _mm512_ternarylogic_epi64::<0x96>(
+                m,
+                _mm512_clmulepi64_epi128::<0x01>(y, q),
+                _mm512_clmulepi64_epi128::<0x10>(y, q),
+            );
         }
     }
 
     /// Adds lane-wise `x * p`.
     #[inline(always)]
-    fn mul_add(&mut self, t: impl Vclmul512, x: __m512i, p: __m512i, pm: __m512i) {
-        let w = Wide4::mul(t, x, p, pm);
-        // SAFETY: the token proves AVX-512F.
+    fn mul_add(&mut self, _t: impl Vclmul512, x: __m512i, p: __m512i) {
+        // SAFETY: the token proves VPCLMULQDQ and AVX-512F.
         unsafe {
-            self.lo = _mm512_xor_si512(self.lo, w.lo);
-            self.mid = _mm512_xor_si512(self.mid, w.mid);
-            self.hi = _mm512_xor_si512(self.hi, w.hi);
+            self.lo = _mm512_xor_si512(self.lo, _mm512_clmulepi64_epi128::<0x00>(x, p));
+            self.hi = _mm512_xor_si512(self.hi, _mm512_clmulepi64_epi128::<0x11>(x, p));
+            self.mid = _mm512_ternarylogic_epi64::<0x96>(
+                self.mid,
+                _mm512_clmulepi64_epi128::<0x01>(x, p),
+                _mm512_clmulepi64_epi128::<0x10>(x, p),
+            );
         }
     }
 
     /// Each lane reduced as [`super::x86_pclmul::reduce`] does, then the
-    /// four lanes XORed: the reduced sum.
+    /// four lanes XORed: the reduced sum (the reduction is linear).
     #[inline(always)]
     fn reduce(self, t: impl Vclmul512) -> __m128i {
         // SAFETY: the token proves VPCLMULQDQ and AVX-512F.
         unsafe {
             let c = _mm512_broadcast_i32x4(_mm_set_epi64x(0, 0xc200_0000_0000_0000_u64 as i64));
-            let mid = _mm512_ternarylogic_epi64::<0x96>(self.mid, self.lo, self.hi);
             let t0 = _mm512_clmulepi64_epi128::<0x00>(self.lo, c);
-            let mid =
-                _mm512_ternarylogic_epi64::<0x96>(mid, _mm512_shuffle_epi32::<0x4e>(self.lo), t0);
+            let mid = _mm512_ternarylogic_epi64::<0x96>(
+                self.mid,
+                _mm512_shuffle_epi32::<0x4e>(self.lo),
+                t0,
+            );
             let t1 = _mm512_clmulepi64_epi128::<0x00>(mid, c);
             let r =
                 _mm512_ternarylogic_epi64::<0x96>(self.hi, _mm512_shuffle_epi32::<0x4e>(mid), t1);
@@ -191,15 +227,20 @@ pub(crate) fn fold<const N: usize>(
     let first = POWERS - n;
     // SAFETY: the token proves AVX-512F.
     let x0 = unsafe { _mm512_xor_si512(bswap4(t, blocks[0]), _mm512_zextsi128_si512(acc)) };
-    let (p, pm) = power4(t, key, first, n);
-    let mut w = Wide4::mul(t, x0, p, pm);
-    for (j, &b) in blocks.iter().enumerate().skip(1) {
-        let count = n.saturating_sub(LANES * j);
-        if count == 0 {
-            break;
+    let mut w = Wide4::mul(t, x0, power4(t, key, first, n));
+    let mut j = 1;
+    while j < N && LANES * j < n {
+        let x = bswap4(t, blocks[j]);
+        let p = power4(t, key, first + LANES * j, n - LANES * j);
+        if j + 1 < N && LANES * (j + 1) < n {
+            let y = bswap4(t, blocks[j + 1]);
+            let q = power4(t, key, first + LANES * (j + 1), n - LANES * (j + 1));
+            w.mul_add2(t, x, p, y, q);
+            j += 2;
+        } else {
+            w.mul_add(t, x, p);
+            j += 1;
         }
-        let (p, pm) = power4(t, key, first + LANES * j, count);
-        w.mul_add(t, bswap4(t, b), p, pm);
     }
     w.reduce(t)
 }
