@@ -414,7 +414,11 @@ mod harness {
     }
 
     fn ghash_targets(rng: &mut Rng, out: &mut Vec<Target>) {
-        for b in [ghash::Backend::Vpclmul, ghash::Backend::Pclmul] {
+        for b in [
+            ghash::Backend::VpclmulAvx512,
+            ghash::Backend::Vpclmul,
+            ghash::Backend::Pclmul,
+        ] {
             let h: [u8; 16] = rng.array();
             let Ok(mut g) = GHash::with_backend(b, &h) else {
                 println!("skipped: ghash/{b} (this CPU lacks it)");
@@ -460,7 +464,11 @@ mod harness {
     }
 
     fn aes_gcm_targets(rng: &mut Rng, out: &mut Vec<Target>) {
-        for b in [aes_gcm::Backend::VaesVpclmul, aes_gcm::Backend::AesniPclmul] {
+        for b in [
+            aes_gcm::Backend::VaesAvx512,
+            aes_gcm::Backend::VaesVpclmul,
+            aes_gcm::Backend::AesniPclmul,
+        ] {
             let key: [u8; 16] = rng.array();
             let Ok(gcm) = Aes128Gcm::with_backend(b, &key) else {
                 println!("skipped: aes-gcm/{b} (this CPU lacks it)");
