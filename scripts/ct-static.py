@@ -37,7 +37,7 @@ KERNELS = [
     ("fastcrypt::ghash::x86_vpclmul::update_vpclmul", "GHASH, VPCLMULQDQ (ymm)", "vector"),
     ("fastcrypt::ghash::x86_vpclmul512::update_512", "GHASH, VPCLMULQDQ (zmm)", "vector"),
     ("fastcrypt::ghash::x86_pclmul::update_pclmul", "GHASH, PCLMULQDQ", "vector"),
-    ("fastcrypt::ghash::x86_pclmul::expand", "GHASH key powers H^1..H^16", "vector"),
+    ("fastcrypt::ghash::x86_pclmul::expand", "GHASH key powers H^1..H^32", "vector"),
     ("fastcrypt::ghash::x86_sse2::update_sse2", "GHASH, SSE2 pmuludq with holes", "vector"),
     ("fastcrypt::ghash::x86_ssse3::update_ssse3", "GHASH, SSSE3 pshufb nibble tables", "vector"),
     ("fastcrypt::ghash::x86_avx2::update_avx2", "GHASH, AVX2 vpshufb nibble tables", "vector"),
