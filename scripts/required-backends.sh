@@ -33,6 +33,7 @@ need avx2 any avx2 bmi1 bmi2
 need shani any sha_ni sse4_1
 need pclmul any pclmulqdq ssse3 sse4_1
 need vpclmul any vpclmulqdq avx2
+need avx512 any avx512f avx512bw
 need vpclmul_avx512 any vpclmulqdq avx512f avx512bw avx512vl
 need aesni_pclmul any aes pclmulqdq ssse3 sse4_1
 need vaes_vpclmul any vaes vpclmulqdq aes pclmulqdq avx2

@@ -487,8 +487,14 @@ token!(
 token!(
     /// AVX2 with OS-saved YMM state, and nothing else: the GHASH kernel
     /// for CPUs without carry-less multiplication, on 256-bit byte
-    /// shuffles (`vpshufb`).
+    /// shuffles (`vpshufb`), and the 8-lane multi-buffer SHA-1 kernel.
     Avx2MulToken: avx2 & avx & sse2 & os_ymm
+);
+token!(
+    /// AVX-512 F and BW on 512-bit registers with OS-saved opmask and ZMM
+    /// state: the 16-lane multi-buffer SHA-1 kernel (`vprold`,
+    /// `vpternlogd`, and `vpshufb` on zmm for the byte swap).
+    Avx512Token: avx512f & avx512bw & avx2 & avx & sse2 & os_ymm & os_zmm
 );
 token!(
     /// SHA extensions with SSSE3 and SSE4.1: the SHA-NI kernel.

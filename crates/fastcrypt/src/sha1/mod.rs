@@ -23,6 +23,7 @@
 
 pub(crate) mod dc;
 mod hmac;
+pub mod many;
 pub(crate) mod portable;
 
 /// What a fused detection loop does with `dc::after_block`'s verdict on
@@ -56,6 +57,8 @@ mod x86_avx2;
 mod x86_shani;
 #[cfg(fastcrypt_x86)]
 mod x86_ssse3;
+
+pub use many::{digest_many, digest_pieces, Sha1Many};
 
 pub use hmac::{hmac_sha1, pbkdf2_hmac_sha1, HmacSha1, MacError, Pbkdf2Error};
 

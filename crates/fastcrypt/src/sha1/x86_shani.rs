@@ -975,6 +975,82 @@ unsafe fn pbkdf2_shani<const N: usize>(
     }
 }
 
+/// Multi-buffer SHA-1 (see `sha1::many`): `N` messages' chains of
+/// `sha1rnds4` interleaved group by group, so that each chain's latency
+/// (about 6 cycles per `sha1rnds4`, which issues every 2) is filled with
+/// the others' rounds.
+impl<const N: usize> super::many::Lanes<N> for ShaNiToken {
+    #[inline]
+    fn compress(self, state: &mut [[u32; N]; 5], data: &[&[u8]; N], blocks: usize) {
+        assert!(data.iter().all(|d| d.len() >= blocks * 64));
+        // SAFETY: the token proves SHA, SSSE3 and SSE4.1, everything
+        // `compress_lanes` enables; every lane has `blocks` whole blocks
+        // (checked above).
+        unsafe { compress_lanes(state, data, blocks) }
+    }
+}
+
+/// # Safety
+///
+/// The CPU must have SHA, SSSE3 and SSE4.1, and every `data[c]` must hold
+/// `blocks * 64` bytes.
+#[target_feature(enable = "sha,ssse3,sse4.1")]
+#[allow(unused_assignments)]
+unsafe fn compress_lanes<const N: usize>(
+    state: &mut [[u32; N]; 5],
+    data: &[&[u8]; N],
+    blocks: usize,
+) {
+    let bswap = _mm_set_epi64x(0x0001_0203_0405_0607, 0x0809_0a0b_0c0d_0e0f);
+    let s = |w: usize, c: usize| state[w][c] as i32;
+    // A in lane 3 .. D in lane 0, E in lane 3, as sha1rnds4 expects.
+    let mut abcd: [__m128i; N] =
+        core::array::from_fn(|c| _mm_set_epi32(s(0, c), s(1, c), s(2, c), s(3, c)));
+    let mut ea: [__m128i; N] = core::array::from_fn(|c| _mm_set_epi32(s(4, c), 0, 0, 0));
+    let mut eb = [_mm_setzero_si128(); N];
+    for blk in 0..blocks {
+        let abcd_save = abcd;
+        let e_save = ea;
+        let mut m: [[__m128i; 4]; N] = core::array::from_fn(|c| {
+            // SAFETY: `data[c]` holds `blocks` blocks (the caller's
+            // contract); SSSE3 is enabled.
+            unsafe { load_block(&data[c][blk * 64..blk * 64 + 64], bswap) }
+        });
+        quad_n!(0, abcd, ea, eb, m, 0);
+        quad_n!(1, abcd, eb, ea, m, 0);
+        quad_n!(2, abcd, ea, eb, m, 0);
+        quad_n!(3, abcd, eb, ea, m, 0);
+        quad_n!(4, abcd, ea, eb, m, 0);
+        quad_n!(5, abcd, eb, ea, m, 1);
+        quad_n!(6, abcd, ea, eb, m, 1);
+        quad_n!(7, abcd, eb, ea, m, 1);
+        quad_n!(8, abcd, ea, eb, m, 1);
+        quad_n!(9, abcd, eb, ea, m, 1);
+        quad_n!(10, abcd, ea, eb, m, 2);
+        quad_n!(11, abcd, eb, ea, m, 2);
+        quad_n!(12, abcd, ea, eb, m, 2);
+        quad_n!(13, abcd, eb, ea, m, 2);
+        quad_n!(14, abcd, ea, eb, m, 2);
+        quad_n!(15, abcd, eb, ea, m, 3);
+        quad_n!(16, abcd, ea, eb, m, 3);
+        quad_n!(17, abcd, eb, ea, m, 3);
+        quad_n!(18, abcd, ea, eb, m, 3);
+        quad_n!(19, abcd, eb, ea, m, 3);
+        for c in 0..N {
+            // E after round 79 comes from the A of round 76 (in `ea`).
+            ea[c] = _mm_sha1nexte_epu32(ea[c], e_save[c]);
+            abcd[c] = _mm_add_epi32(abcd[c], abcd_save[c]);
+        }
+    }
+    for c in 0..N {
+        state[0][c] = _mm_extract_epi32(abcd[c], 3) as u32;
+        state[1][c] = _mm_extract_epi32(abcd[c], 2) as u32;
+        state[2][c] = _mm_extract_epi32(abcd[c], 1) as u32;
+        state[3][c] = _mm_extract_epi32(abcd[c], 0) as u32;
+        state[4][c] = _mm_extract_epi32(ea[c], 3) as u32;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::dc::{expand, ScalarSteps};

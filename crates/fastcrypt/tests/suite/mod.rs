@@ -9,6 +9,7 @@ mod ghash;
 mod hmac;
 mod rc4;
 mod sha1;
+mod sha1_many;
 mod sha1dc;
 mod valgrind;
 
@@ -18,6 +19,7 @@ pub fn register_all(trials: &mut Vec<libtest_mimic::Trial>) {
     rc4::register(trials);
     sha1::register(trials);
     sha1dc::register(trials);
+    sha1_many::register(trials);
     hmac::register(trials);
     ct::register(trials);
 }

@@ -1,0 +1,153 @@
+//! Multi-buffer SHA-1 on 512-bit registers: sixteen messages, one per
+//! 32-bit lane. AVX-512 makes each round short: `vprold` rotates in one
+//! instruction (AVX2 needs a shift, a shift and an OR) and `vpternlogd`
+//! computes any of the three round functions of three inputs in one (ISA-L
+//! `sha1_mb` x16, and the AVX-512 form of OpenSSL's `sha1-mb`).
+
+#[cfg(target_arch = "x86")]
+use core::arch::x86::*;
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::*;
+
+use super::lanes::{compress_block, LaneVec};
+use super::Lanes;
+use crate::cpu::Avx512Token;
+
+impl LaneVec for __m512i {
+    #[inline(always)]
+    unsafe fn splat(x: u32) -> Self {
+        // SAFETY: the kernel's entry point enables AVX-512F.
+        unsafe { _mm512_set1_epi32(x as i32) }
+    }
+    #[inline(always)]
+    unsafe fn add(self, o: Self) -> Self {
+        // SAFETY: as above.
+        unsafe { _mm512_add_epi32(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn xor4(self, b: Self, c: Self, d: Self) -> Self {
+        // SAFETY: as above.
+        unsafe { _mm512_xor_si512(_mm512_ternarylogic_epi32::<0x96>(self, b, c), d) }
+    }
+    #[inline(always)]
+    unsafe fn ch(b: Self, c: Self, d: Self) -> Self {
+        // SAFETY: as above. 0xCA is the truth table of `b ? c : d`.
+        unsafe { _mm512_ternarylogic_epi32::<0xCA>(b, c, d) }
+    }
+    #[inline(always)]
+    unsafe fn parity(b: Self, c: Self, d: Self) -> Self {
+        // SAFETY: as above. 0x96: `b ^ c ^ d`.
+        unsafe { _mm512_ternarylogic_epi32::<0x96>(b, c, d) }
+    }
+    #[inline(always)]
+    unsafe fn maj(b: Self, c: Self, d: Self) -> Self {
+        // SAFETY: as above. 0xE8: the majority of `b`, `c`, `d`.
+        unsafe { _mm512_ternarylogic_epi32::<0xE8>(b, c, d) }
+    }
+    #[inline(always)]
+    unsafe fn rol1(self) -> Self {
+        // SAFETY: as above.
+        unsafe { _mm512_rol_epi32::<1>(self) }
+    }
+    #[inline(always)]
+    unsafe fn rol5(self) -> Self {
+        // SAFETY: as above.
+        unsafe { _mm512_rol_epi32::<5>(self) }
+    }
+    #[inline(always)]
+    unsafe fn rol30(self) -> Self {
+        // SAFETY: as above.
+        unsafe { _mm512_rol_epi32::<30>(self) }
+    }
+}
+
+impl Lanes<16> for Avx512Token {
+    #[inline]
+    fn compress(self, state: &mut [[u32; 16]; 5], data: &[&[u8]; 16], blocks: usize) {
+        assert!(data.iter().all(|d| d.len() >= blocks * 64));
+        // SAFETY: the token proves AVX-512F/BW with OS-saved ZMM state;
+        // every lane has `blocks` whole blocks (checked above).
+        unsafe { compress16(state, data, blocks) }
+    }
+}
+
+/// The 16x16 transpose of 32-bit words: `r[i]` holds message `i`'s 16
+/// words, the result's `w[t]` word `t` of every message. Four stages of
+/// sixteen two-source shuffles: 32-bit and 64-bit interleaves within
+/// 128-bit lanes, then two 128-bit lane shuffles.
+/// (A safe function with target features, so its closures have them too:
+/// only code that enables AVX-512F can call it without `unsafe`.)
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn transpose16(r: [__m512i; 16]) -> [__m512i; 16] {
+    {
+        // t[2i] / t[2i+1]: words (4k, 4k+1) / (4k+2, 4k+3) of rows 2i and
+        // 2i+1 interleaved, in each 128-bit lane k.
+        let t: [__m512i; 16] = core::array::from_fn(|j| {
+            let (x, y) = (r[j & !1], r[j | 1]);
+            if j & 1 == 0 {
+                _mm512_unpacklo_epi32(x, y)
+            } else {
+                _mm512_unpackhi_epi32(x, y)
+            }
+        });
+        // u[4q + m]: word 4k + m of rows 4q..4q+3, in 128-bit lane k.
+        let u: [__m512i; 16] = core::array::from_fn(|j| {
+            let (q, m) = (j / 4, j % 4);
+            let (x, y) = (t[4 * q + m / 2], t[4 * q + 2 + m / 2]);
+            if m % 2 == 0 {
+                _mm512_unpacklo_epi64(x, y)
+            } else {
+                _mm512_unpackhi_epi64(x, y)
+            }
+        });
+        // v: 128-bit lanes (0, 1) or (2, 3) of u[m] and u[4 + m] (v[4m],
+        // v[4m + 1]), and of u[8 + m] and u[12 + m] (v[4m + 2], v[4m + 3]).
+        let v: [__m512i; 16] = core::array::from_fn(|j| {
+            let (m, h) = (j / 4, j % 4);
+            let (x, y) = (u[m + 8 * (h / 2)], u[m + 4 + 8 * (h / 2)]);
+            if h % 2 == 0 {
+                _mm512_shuffle_i32x4::<0x44>(x, y)
+            } else {
+                _mm512_shuffle_i32x4::<0xEE>(x, y)
+            }
+        });
+        // w[4k + m]: lane k of u[m], u[4 + m], u[8 + m], u[12 + m].
+        core::array::from_fn(|j| {
+            let (k, m) = (j / 4, j % 4);
+            let (x, y) = (v[4 * m + k / 2], v[4 * m + 2 + k / 2]);
+            if k % 2 == 0 {
+                _mm512_shuffle_i32x4::<0x88>(x, y)
+            } else {
+                _mm512_shuffle_i32x4::<0xDD>(x, y)
+            }
+        })
+    }
+}
+
+/// # Safety
+///
+/// The CPU must have AVX-512F and AVX-512BW with OS-saved ZMM state, and
+/// every `data[i]` must hold `blocks * 64` bytes.
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn compress16(state: &mut [[u32; 16]; 5], data: &[&[u8]; 16], blocks: usize) {
+    // Big-endian words: reverse the bytes of each 32-bit word.
+    let bswap = _mm512_set4_epi32(0x0C0D_0E0F, 0x0809_0A0B, 0x0405_0607, 0x0001_0203);
+    // SAFETY: each row of `state` is 16 u32s, 64 bytes.
+    let mut s: [__m512i; 5] =
+        core::array::from_fn(|w| unsafe { _mm512_loadu_si512(state[w].as_ptr().cast()) });
+    for blk in 0..blocks {
+        let rows: [__m512i; 16] = core::array::from_fn(|i| {
+            // SAFETY: `data[i]` holds `blocks` blocks (the caller's
+            // contract); this reads block `blk` of them.
+            let row = unsafe { _mm512_loadu_si512(data[i].as_ptr().add(blk * 64).cast()) };
+            _mm512_shuffle_epi8(row, bswap)
+        });
+        // SAFETY: AVX-512F/BW, `__m512i`'s features, are enabled here.
+        unsafe { compress_block(&mut s, transpose16(rows)) };
+    }
+    for (w, v) in s.iter().enumerate() {
+        // SAFETY: each row of `state` is 64 writable bytes.
+        unsafe { _mm512_storeu_si512(state[w].as_mut_ptr().cast(), *v) };
+    }
+}
