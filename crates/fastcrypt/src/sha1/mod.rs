@@ -21,6 +21,28 @@
 //! Backends: `portable` (safe Rust), `ssse3` and `avx2` (message schedule
 //! computed with SIMD, feeding scalar rounds), `shani` (SHA extensions).
 
+/// Runs `$body` with `$i` bound to each constant index below `$n` (at
+/// most 80), so every step's shift counts and lane constants are
+/// immediates rather than loads from a table (the collision detector's
+/// filters and recompressions, and the lane kernels' filter).
+macro_rules! unroll {
+    ($n:expr, |$i:ident| $body:block) => {
+        unroll!(@ $n, $i, $body, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23
+            24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50
+            51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77
+            78 79)
+    };
+    (@ $n:expr, $i:ident, $body:block, $($k:literal)*) => {
+        const _: () = assert!($n <= 80);
+        $(
+            if $k < $n {
+                const $i: usize = if $k < $n { $k } else { 0 };
+                $body
+            }
+        )*
+    };
+}
+
 pub(crate) mod dc;
 mod hmac;
 pub mod many;

@@ -8,7 +8,7 @@ use super::common::{
     read_testdata, rng, TestResult,
 };
 use fastcrypt::sha1::many::{self, Backend, Sha1Many};
-use fastcrypt::sha1::{self, Sha1};
+use fastcrypt::sha1::{self, DcConfig, DcDigest, Sha1, Sha1Dc};
 use libtest_mimic::Trial;
 use rand::Rng;
 
@@ -34,6 +34,13 @@ pub fn register(trials: &mut Vec<Trial>) {
     per_backend(trials, "sha1_many_guard_page", guard_page);
     per_backend(trials, "sha1_many_cavp", cavp);
     per_backend(trials, "sha1_many_into_forms", into_forms);
+    per_backend(trials, "sha1_many_dc_attack_files", dc_attack_files);
+    per_backend(trials, "sha1_many_dc_random_sets", dc_random_sets);
+    per_backend(
+        trials,
+        "sha1_many_dc_no_false_positives",
+        dc_no_false_positives,
+    );
     trials.push(Trial::test("sha1_many_backend_api", || {
         backend_api(
             |b| Sha1Many::with_backend(b).map(|h| h.backend()),
@@ -258,6 +265,146 @@ fn one_shot() -> TestResult {
     let want: Vec<[u8; 20]> = data.chunks(30_000).map(oracle).collect();
     if many::digest_pieces(&data, 30_000) != want || sha1::digest_pieces(&data, 30_000) != want {
         return Err("digest_pieces differs from the oracle".into());
+    }
+    Ok(())
+}
+
+/// The one-stream detector on the portable backend: the oracle of the
+/// detecting lanes (it is checked against the reference's values and
+/// the peers in sha1dc.rs).
+fn dc_oracle(cfg: DcConfig, data: &[u8]) -> DcDigest {
+    let mut h = Sha1Dc::with_backend(sha1::Backend::Portable)
+        .expect("portable always runs")
+        .with_config(cfg);
+    h.update(data);
+    h.finalize()
+}
+
+/// `b`'s detecting digests of `msgs` against the oracle's: digest, first
+/// collision and count.
+fn check_dc_set(b: Backend, what: &str, cfg: DcConfig, msgs: &[Vec<u8>]) -> TestResult {
+    let got = many(b).digest_many_dc(msgs, cfg);
+    let mut into = vec![dc_oracle(cfg, b"garbage"); msgs.len()];
+    many(b).digest_many_dc_into(msgs, cfg, &mut into);
+    if into != got {
+        return Err(format!("{what}: digest_many_dc_into differs from digest_many_dc").into());
+    }
+    for (i, (m, d)) in msgs.iter().zip(&got).enumerate() {
+        let want = dc_oracle(cfg, m);
+        if *d != want {
+            return Err(format!(
+                "{what}, {cfg:?}: message {i} of {} (len {}): got {d:?}, want {want:?}",
+                msgs.len(),
+                m.len()
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
+fn attack_file(name: &str) -> Vec<u8> {
+    let p = super::common::testdata(&format!("sha1dc/{name}"));
+    std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// The SHAttered and SHAMBLES files and the reduced-round file, alone,
+/// with random suffixes (the attack stays at its block), among random
+/// messages so that attack blocks meet clean ones in the lanes, at
+/// several positions of the set (each lane, idle lanes, the hand-off to
+/// the one-stream detector), under every configuration.
+fn dc_attack_files(b: Backend) -> TestResult {
+    let mut r = rng(0x5EED_DC33);
+    let files: Vec<Vec<u8>> = [
+        "shattered-1.pdf",
+        "shattered-2.pdf",
+        "sha-mbles-1.bin",
+        "sha-mbles-2.bin",
+        "sha1_reducedsha_coll.bin",
+    ]
+    .iter()
+    .map(|f| attack_file(f))
+    .collect();
+    let cfgs = [
+        DcConfig::default(),
+        DcConfig {
+            safe_hash: false,
+            ..DcConfig::default()
+        },
+        DcConfig {
+            reduced_round: true,
+            ..DcConfig::default()
+        },
+        DcConfig {
+            detect: false,
+            ..DcConfig::default()
+        },
+        DcConfig {
+            ubc: false,
+            ..DcConfig::default()
+        },
+    ];
+    for (n, cfg) in cfgs.iter().enumerate() {
+        // The files alone, then with suffixes, among random messages.
+        check_dc_set(b, "the files alone", *cfg, &files)?;
+        // The filter-off configuration recompresses every block: keep it
+        // to one set.
+        let rounds = if cfg.ubc { 6 } else { 1 };
+        for round in 0..rounds {
+            let count = [3usize, 8, 16, 17, 40, 7][round];
+            let mut msgs: Vec<Vec<u8>> = (0..count)
+                .map(|_| {
+                    let len = r.random_range(0..3000);
+                    (0..len).map(|_| r.random()).collect()
+                })
+                .collect();
+            for f in &files {
+                let suffix: Vec<u8> = (0..r.random_range(0..300)).map(|_| r.random()).collect();
+                let at = r.random_range(0..=msgs.len());
+                msgs.insert(at, [&f[..], &suffix].concat());
+            }
+            check_dc_set(b, &format!("config {n}, round {round}"), *cfg, &msgs)?;
+        }
+    }
+    Ok(())
+}
+
+/// Random sets of random lengths: no collision, digests plain SHA-1.
+fn dc_random_sets(b: Backend) -> TestResult {
+    let mut r = rng(0x5EED_DC44);
+    for round in 0..20 {
+        let count = r.random_range(1..=60);
+        let msgs: Vec<Vec<u8>> = (0..count)
+            .map(|_| {
+                let len = r.random_range(0..=20_000);
+                (0..len).map(|_| r.random()).collect()
+            })
+            .collect();
+        check_dc_set(b, &format!("round {round}"), DcConfig::default(), &msgs)?;
+    }
+    Ok(())
+}
+
+/// 2^20 random blocks (64 MiB) as 256 messages of 256 KiB, with
+/// reduced-round detection on (it adds a test, so a false positive of
+/// the default configuration would show too): nothing detected, every
+/// digest plain SHA-1.
+fn dc_no_false_positives(b: Backend) -> TestResult {
+    use rand::{rngs::SmallRng, RngCore, SeedableRng};
+    let mut r = SmallRng::seed_from_u64(0x5EED_DC55);
+    let mut data = vec![0u8; 64 << 20];
+    r.fill_bytes(&mut data);
+    let msgs: Vec<&[u8]> = data.chunks(256 << 10).collect();
+    let cfg = DcConfig {
+        reduced_round: true,
+        ..DcConfig::default()
+    };
+    let got = many(b).digest_many_dc(&msgs, cfg);
+    for (i, (m, d)) in msgs.iter().zip(&got).enumerate() {
+        if let Some(c) = d.collision {
+            return Err(format!("message {i}: false positive {c}").into());
+        }
+        check_eq(&format!("message {i}"), &d.digest, &sha1::digest(m))?;
     }
     Ok(())
 }

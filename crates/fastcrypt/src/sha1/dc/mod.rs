@@ -26,27 +26,6 @@
 
 mod tables;
 
-/// Runs `$body` with `$i` bound to each constant index below `$n` (at
-/// most 64), so every step's shift counts and lane constants are
-/// immediates rather than loads from a table.
-macro_rules! unroll {
-    ($n:expr, |$i:ident| $body:block) => {
-        unroll!(@ $n, $i, $body, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23
-            24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50
-            51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77
-            78 79)
-    };
-    (@ $n:expr, $i:ident, $body:block, $($k:literal)*) => {
-        const _: () = assert!($n <= 80);
-        $(
-            if $k < $n {
-                const $i: usize = if $k < $n { $k } else { 0 };
-                $body
-            }
-        )*
-    };
-}
-
 #[cfg(fastcrypt_x86)]
 pub(crate) mod x86_filter;
 
@@ -472,6 +451,56 @@ impl Tail {
         out
     }
 }
+
+/// One condition of [`UBC`] as the multi-buffer kernels test it, on a
+/// vector whose lanes hold one block's word each: a lane fails when
+/// `((W[a] ^ (W[b] << shl >> shr)) ^ expect) & bit != 0`, and a failure
+/// clears `dvs` from its candidates.
+#[cfg(fastcrypt_x86)]
+#[derive(Clone, Copy)]
+pub(crate) struct LaneCond {
+    pub(crate) a: usize,
+    pub(crate) b: usize,
+    pub(crate) shl: u32,
+    pub(crate) shr: u32,
+    pub(crate) bit: u32,
+    pub(crate) expect: u32,
+    pub(crate) dvs: u32,
+}
+
+/// Every condition of [`UBC`], in its order, for the lane kernels (which
+/// test all of them: each condition is one short sequence of vector
+/// instructions for all lanes, where a prefix and a tail would branch
+/// per lane).
+#[cfg(fastcrypt_x86)]
+pub(crate) const LANE_CONDS: [LaneCond; UBC.len()] = {
+    let empty = LaneCond {
+        a: 0,
+        b: 0,
+        shl: 0,
+        shr: 0,
+        bit: 0,
+        expect: 0,
+        dvs: 0,
+    };
+    let mut out = [empty; UBC.len()];
+    let mut k = 0;
+    while k < UBC.len() {
+        let u = &UBC[k];
+        let (shl, shr) = shifts(u);
+        out[k] = LaneCond {
+            a: u.a as usize,
+            b: u.b as usize,
+            shl,
+            shr,
+            bit: 1 << u.i,
+            expect: (u.c as u32) << u.i,
+            dvs: u.dvs,
+        };
+        k += 1;
+    }
+    out
+};
 
 /// Portable steps of the filter, one condition each, before [`TAIL1`].
 const PREFIX1: usize = 40;

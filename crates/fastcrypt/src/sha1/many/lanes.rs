@@ -11,6 +11,13 @@
 /// target features, so only that kernel's entry point (which enables
 /// them) may call it.
 pub(super) trait LaneVec: Copy {
+    /// How many 32-bit lanes a vector has.
+    const LANES: usize;
+    /// The first [`LANES`](Self::LANES) words of `p` (which has at least
+    /// that many).
+    unsafe fn load(p: &[u32]) -> Self;
+    /// Writes the lanes to the first [`LANES`](Self::LANES) words of `p`.
+    unsafe fn store(self, p: &mut [u32]);
     /// Every lane `x`.
     unsafe fn splat(x: u32) -> Self;
     /// Lane-wise wrapping add.
@@ -29,18 +36,67 @@ pub(super) trait LaneVec: Copy {
     unsafe fn rol5(self) -> Self;
     /// Rotate left by 30 (B into C).
     unsafe fn rol30(self) -> Self;
+
+    // What the collision detector adds (`lanes_dc.rs`).
+
+    /// Lane-wise wrapping subtract.
+    unsafe fn sub(self, o: Self) -> Self;
+    /// Lane-wise XOR.
+    unsafe fn xor(self, o: Self) -> Self;
+    /// One unavoidable bit condition: `kill` with `dvs` or-ed into each
+    /// lane where `((wa ^ (wb << SHL >> SHR)) ^ expect) & bit != 0`.
+    unsafe fn kill_if<const SHL: u32, const SHR: u32>(
+        kill: Self,
+        wa: Self,
+        wb: Self,
+        bit: u32,
+        expect: u32,
+        dvs: u32,
+    ) -> Self;
+    /// Bit `i` set for each lane `i` that is not zero.
+    unsafe fn nonzero_lanes(self) -> u32;
+    /// Bit `i` set for each lane `i` equal in both.
+    unsafe fn eq_lanes(self, o: Self) -> u32;
+    /// Bit `i` set for each lane `i` that has a bit of `bits`.
+    unsafe fn any_lanes(self, bits: u32) -> u32;
+    /// The OR of all lanes.
+    unsafe fn or_lanes(self) -> u32;
 }
 
-const K: [u32; 4] = [0x5A82_7999, 0x6ED9_EBA1, 0x8F1B_BCDC, 0xCA62_C1D6];
+/// What a compression hands out besides the new state: the collision
+/// detector's kernels keep every schedule word and the working states
+/// before steps 58 and 65 (the test steps); plain ones keep nothing.
+pub(super) trait Keep<V> {
+    /// Schedule word `t`.
+    fn w(&mut self, t: usize, v: V);
+    /// The state (A..E) before step `t`, for `t` 58 and 65.
+    fn state(&mut self, t: usize, s: [V; 5]);
+}
+
+/// Keeps nothing: plain SHA-1.
+pub(super) struct NoKeep;
+
+impl<V> Keep<V> for NoKeep {
+    #[inline(always)]
+    fn w(&mut self, _: usize, _: V) {}
+    #[inline(always)]
+    fn state(&mut self, _: usize, _: [V; 5]) {}
+}
+
+pub(super) const K: [u32; 4] = [0x5A82_7999, 0x6ED9_EBA1, 0x8F1B_BCDC, 0xCA62_C1D6];
 
 /// Round `$t`: the schedule word (in place in the 16-word ring) and the
 /// round on the names given; the caller rotates names, not values.
 macro_rules! round {
-    ($w:ident, $t:expr, $a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $f:ident, $k:ident) => {
+    ($keep:ident, $w:ident, $t:expr, $a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $f:ident, $k:ident) => {
         if $t >= 16 {
             $w[$t & 15] = $w[($t + 13) & 15]
                 .xor4($w[($t + 8) & 15], $w[($t + 2) & 15], $w[$t & 15])
                 .rol1();
+        }
+        $keep.w($t, $w[$t & 15]);
+        if $t == 58 || $t == 65 {
+            $keep.state($t, [$a, $b, $c, $d, $e]);
         }
         // The sum not involving A first, so the chain from one round's A
         // to the next is one rotate and one add.
@@ -54,48 +110,52 @@ macro_rules! round {
 
 /// Five rounds from `$t`, after which the names are back in their roles.
 macro_rules! rounds5 {
-    ($w:ident, $t:expr, $a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $f:ident, $k:ident) => {
-        round!($w, $t, $a, $b, $c, $d, $e, $f, $k);
-        round!($w, $t + 1, $e, $a, $b, $c, $d, $f, $k);
-        round!($w, $t + 2, $d, $e, $a, $b, $c, $f, $k);
-        round!($w, $t + 3, $c, $d, $e, $a, $b, $f, $k);
-        round!($w, $t + 4, $b, $c, $d, $e, $a, $f, $k);
+    ($keep:ident, $w:ident, $t:expr, $a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $f:ident, $k:ident) => {
+        round!($keep, $w, $t, $a, $b, $c, $d, $e, $f, $k);
+        round!($keep, $w, $t + 1, $e, $a, $b, $c, $d, $f, $k);
+        round!($keep, $w, $t + 2, $d, $e, $a, $b, $c, $f, $k);
+        round!($keep, $w, $t + 3, $c, $d, $e, $a, $b, $f, $k);
+        round!($keep, $w, $t + 4, $b, $c, $d, $e, $a, $f, $k);
     };
 }
 
 /// Compresses one block per lane into `s` (A..E, one message per lane);
 /// `w` holds the blocks' 16 message words, word `t` of every message in
-/// `w[t]`, and is used as the schedule ring.
+/// `w[t]`, and is used as the schedule ring; `keep` gets what it asks for.
 ///
 /// # Safety
 ///
 /// The CPU must have the target features of `V`'s kernel, and the caller
 /// must have them enabled (this inlines into its entry point).
 #[inline(always)]
-pub(super) unsafe fn compress_block<V: LaneVec>(s: &mut [V; 5], mut w: [V; 16]) {
+pub(super) unsafe fn compress_block<V: LaneVec>(
+    s: &mut [V; 5],
+    mut w: [V; 16],
+    keep: &mut impl Keep<V>,
+) {
     // SAFETY: the caller's entry point enables `V`'s features.
     unsafe {
         let [mut a, mut b, mut c, mut d, mut e] = *s;
         let k0 = V::splat(K[0]);
-        rounds5!(w, 0, a, b, c, d, e, ch, k0);
-        rounds5!(w, 5, a, b, c, d, e, ch, k0);
-        rounds5!(w, 10, a, b, c, d, e, ch, k0);
-        rounds5!(w, 15, a, b, c, d, e, ch, k0);
+        rounds5!(keep, w, 0, a, b, c, d, e, ch, k0);
+        rounds5!(keep, w, 5, a, b, c, d, e, ch, k0);
+        rounds5!(keep, w, 10, a, b, c, d, e, ch, k0);
+        rounds5!(keep, w, 15, a, b, c, d, e, ch, k0);
         let k1 = V::splat(K[1]);
-        rounds5!(w, 20, a, b, c, d, e, parity, k1);
-        rounds5!(w, 25, a, b, c, d, e, parity, k1);
-        rounds5!(w, 30, a, b, c, d, e, parity, k1);
-        rounds5!(w, 35, a, b, c, d, e, parity, k1);
+        rounds5!(keep, w, 20, a, b, c, d, e, parity, k1);
+        rounds5!(keep, w, 25, a, b, c, d, e, parity, k1);
+        rounds5!(keep, w, 30, a, b, c, d, e, parity, k1);
+        rounds5!(keep, w, 35, a, b, c, d, e, parity, k1);
         let k2 = V::splat(K[2]);
-        rounds5!(w, 40, a, b, c, d, e, maj, k2);
-        rounds5!(w, 45, a, b, c, d, e, maj, k2);
-        rounds5!(w, 50, a, b, c, d, e, maj, k2);
-        rounds5!(w, 55, a, b, c, d, e, maj, k2);
+        rounds5!(keep, w, 40, a, b, c, d, e, maj, k2);
+        rounds5!(keep, w, 45, a, b, c, d, e, maj, k2);
+        rounds5!(keep, w, 50, a, b, c, d, e, maj, k2);
+        rounds5!(keep, w, 55, a, b, c, d, e, maj, k2);
         let k3 = V::splat(K[3]);
-        rounds5!(w, 60, a, b, c, d, e, parity, k3);
-        rounds5!(w, 65, a, b, c, d, e, parity, k3);
-        rounds5!(w, 70, a, b, c, d, e, parity, k3);
-        rounds5!(w, 75, a, b, c, d, e, parity, k3);
+        rounds5!(keep, w, 60, a, b, c, d, e, parity, k3);
+        rounds5!(keep, w, 65, a, b, c, d, e, parity, k3);
+        rounds5!(keep, w, 70, a, b, c, d, e, parity, k3);
+        rounds5!(keep, w, 75, a, b, c, d, e, parity, k3);
         *s = [
             s[0].add(a),
             s[1].add(b),

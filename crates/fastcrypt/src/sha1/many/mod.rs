@@ -39,11 +39,13 @@
 //! **SHA-1 is broken for collision resistance**; see [the module
 //! docs](crate::sha1).
 
-use super::{state_to_bytes, DcConfig, DcDigest, BLOCK_LEN, DIGEST_LEN, IV};
+use super::{state_to_bytes, Collision, DcConfig, DcDigest, BLOCK_LEN, DIGEST_LEN, IV};
 use alloc::vec::Vec;
 
 #[cfg(fastcrypt_x86)]
 mod lanes;
+#[cfg(fastcrypt_x86)]
+mod lanes_dc;
 #[cfg(fastcrypt_x86)]
 mod x86_avx2;
 #[cfg(fastcrypt_x86)]
@@ -78,17 +80,21 @@ pub(crate) trait Lanes<const L: usize>: Copy {
     fn compress(self, state: &mut [[u32; L]; 5], data: &[&[u8]; L], blocks: usize);
 }
 
-/// One-stream kernels as a one-lane kernel: the last messages of a batch,
-/// and the whole of the portable backend.
-impl Lanes<1> for super::Kernel {
-    #[inline]
-    fn compress(self, state: &mut [[u32; 1]; 5], data: &[&[u8]; 1], blocks: usize) {
-        let mut s: [u32; 5] = core::array::from_fn(|w| state[w][0]);
-        super::Kernel::compress(self, &mut s, &data[0][..blocks * BLOCK_LEN]);
-        for (w, v) in s.into_iter().enumerate() {
-            state[w][0] = v;
-        }
-    }
+/// A lane kernel with collision detection (see `lanes_dc.rs`): as
+/// [`Lanes::compress`], but it stops after the first block in which some
+/// lane's block is part of an attack. Returns how many blocks it
+/// compressed and those lanes (bit `i` for lane `i`); when there are any,
+/// `ihv_in` holds every lane's chaining value before that last block, for
+/// the one-stream detector to redo it.
+pub(crate) trait DcLanes<const L: usize>: Copy {
+    fn compress_dc(
+        self,
+        state: &mut [[u32; L]; 5],
+        data: &[&[u8]; L],
+        blocks: usize,
+        reduced_round: bool,
+        ihv_in: &mut [[u32; L]; 5],
+    ) -> (usize, u32);
 }
 
 /// A message to hash, or one part-way through: what one kernel hands the
@@ -101,6 +107,16 @@ struct Job<'a> {
     done: usize,
     /// The chaining value after them.
     state: [u32; 5],
+    /// What the collision detector found so far.
+    found: Found,
+}
+
+/// What the collision detector found in a message so far (nothing, for
+/// plain SHA-1).
+#[derive(Clone, Copy, Default)]
+struct Found {
+    first: Option<Collision>,
+    collisions: u64,
 }
 
 /// A lane of a kernel: the message it hashes, and where in it the lane
@@ -151,14 +167,19 @@ impl<'a> Lane<'a> {
         self.busy = true;
     }
 
+    /// Bytes of the padded message compressed so far.
+    fn offset(&self) -> usize {
+        self.msg.len() / BLOCK_LEN * BLOCK_LEN - self.rest.len() + self.tail_pos
+    }
+
     /// Where the lane is, as a job for another kernel.
-    fn job(&self, state: [u32; 5]) -> Job<'a> {
-        let whole = self.msg.len() / BLOCK_LEN * BLOCK_LEN;
+    fn job(&self, state: [u32; 5], found: Found) -> Job<'a> {
         Job {
             slot: self.slot,
             msg: self.msg,
-            done: whole - self.rest.len() + self.tail_pos,
+            done: self.offset(),
             state,
+            found,
         }
     }
 
@@ -184,21 +205,185 @@ impl<'a> Lane<'a> {
     }
 }
 
+/// What [`run`] drives: a kernel of `L` lanes, and what a finished
+/// message becomes.
+trait Engine<const L: usize> {
+    type Out;
+    /// Compresses up to `blocks` blocks (at least one) of every lane from
+    /// `data` into `state` and returns how many it did. `busy` has bit `i`
+    /// set for each busy lane `i`, `offsets` are the lanes' positions in
+    /// their padded messages, and `found` what detection found there.
+    fn blocks(
+        &mut self,
+        state: &mut [[u32; L]; 5],
+        data: &[&[u8]; L],
+        blocks: usize,
+        busy: u32,
+        offsets: &[usize; L],
+        found: &mut [Found; L],
+    ) -> usize;
+    /// The result of a finished message.
+    fn out(words: &[u32; 5], found: &Found) -> Self::Out;
+}
+
+/// Word `w` of lane `i`'s chaining value is `state[w][i]`.
+fn lane_state<const L: usize>(state: &[[u32; L]; 5], i: usize) -> [u32; 5] {
+    core::array::from_fn(|w| state[w][i])
+}
+
+fn set_lane_state<const L: usize>(state: &mut [[u32; L]; 5], i: usize, s: [u32; 5]) {
+    for (w, v) in s.into_iter().enumerate() {
+        state[w][i] = v;
+    }
+}
+
+/// Plain SHA-1 on a lane kernel.
+struct Plain<K>(K);
+
+impl<const L: usize, K: Lanes<L>> Engine<L> for Plain<K> {
+    type Out = [u8; DIGEST_LEN];
+    #[inline]
+    fn blocks(
+        &mut self,
+        state: &mut [[u32; L]; 5],
+        data: &[&[u8]; L],
+        blocks: usize,
+        _: u32,
+        _: &[usize; L],
+        _: &mut [Found; L],
+    ) -> usize {
+        self.0.compress(state, data, blocks);
+        blocks
+    }
+    fn out(words: &[u32; 5], _: &Found) -> [u8; DIGEST_LEN] {
+        state_to_bytes(words)
+    }
+}
+
+/// One-stream kernels as a one-lane kernel: the last messages of a batch,
+/// and the whole of the portable backend.
+impl Lanes<1> for super::Kernel {
+    #[inline]
+    fn compress(self, state: &mut [[u32; 1]; 5], data: &[&[u8]; 1], blocks: usize) {
+        let mut s = lane_state(state, 0);
+        super::Kernel::compress(self, &mut s, &data[0][..blocks * BLOCK_LEN]);
+        set_lane_state(state, 0, s);
+    }
+}
+
+fn dc_out(words: &[u32; 5], found: &Found) -> DcDigest {
+    DcDigest {
+        digest: state_to_bytes(words),
+        collision: found.first,
+        collisions: found.collisions,
+    }
+}
+
+/// Collision-detecting SHA-1 on a one-stream kernel (its fused detector).
+struct DcOne {
+    kernel: super::Kernel,
+    cfg: DcConfig,
+}
+
+impl DcOne {
+    /// Detection on `blocks` of a message at `offset`, from `state`.
+    fn detect(&self, state: &mut [u32; 5], offset: usize, blocks: &[u8], found: &mut Found) {
+        let first = &mut found.first;
+        found.collisions +=
+            self.kernel
+                .compress_dc(&self.cfg, state, offset as u64, blocks, &mut |c, _, _| {
+                    first.get_or_insert(*c);
+                });
+    }
+}
+
+impl Engine<1> for DcOne {
+    type Out = DcDigest;
+    fn blocks(
+        &mut self,
+        state: &mut [[u32; 1]; 5],
+        data: &[&[u8]; 1],
+        blocks: usize,
+        _: u32,
+        offsets: &[usize; 1],
+        found: &mut [Found; 1],
+    ) -> usize {
+        let mut s = lane_state(state, 0);
+        self.detect(
+            &mut s,
+            offsets[0],
+            &data[0][..blocks * BLOCK_LEN],
+            &mut found[0],
+        );
+        set_lane_state(state, 0, s);
+        blocks
+    }
+    fn out(words: &[u32; 5], found: &Found) -> DcDigest {
+        dc_out(words, found)
+    }
+}
+
+/// Collision-detecting SHA-1 on a lane kernel: its filter and
+/// recompressions find attack blocks, and the one-stream detector redoes
+/// those (rare) blocks to report, rehash and call back exactly.
+#[cfg(fastcrypt_x86)]
+struct DcLaneEngine<K> {
+    kernel: K,
+    one: DcOne,
+}
+
+#[cfg(fastcrypt_x86)]
+impl<const L: usize, K: DcLanes<L>> Engine<L> for DcLaneEngine<K> {
+    type Out = DcDigest;
+    fn blocks(
+        &mut self,
+        state: &mut [[u32; L]; 5],
+        data: &[&[u8]; L],
+        blocks: usize,
+        busy: u32,
+        offsets: &[usize; L],
+        found: &mut [Found; L],
+    ) -> usize {
+        let mut ihv_in = [[0u32; L]; 5];
+        let reduced = self.one.cfg.reduced_round;
+        let (done, hits) = self
+            .kernel
+            .compress_dc(state, data, blocks, reduced, &mut ihv_in);
+        // Idle lanes hash a busy lane's blocks: only busy lanes count.
+        let mut hits = hits & busy;
+        while hits != 0 {
+            let i = hits.trailing_zeros() as usize;
+            hits &= hits - 1;
+            let at = (done - 1) * BLOCK_LEN;
+            let mut s = lane_state(&ihv_in, i);
+            let block = &data[i][at..at + BLOCK_LEN];
+            self.one
+                .detect(&mut s, offsets[i] + at, block, &mut found[i]);
+            set_lane_state(state, i, s);
+        }
+        done
+    }
+    fn out(words: &[u32; 5], found: &Found) -> DcDigest {
+        dc_out(words, found)
+    }
+}
+
 /// Jobs handed from one kernel to the next (see [`run`]).
 type Jobs<'j, 'a> = &'j mut dyn Iterator<Item = Job<'a>>;
 
-/// Runs jobs through an `L`-lane kernel, a new job into each lane as soon
+/// Runs jobs through an `L`-lane engine, a new job into each lane as soon
 /// as its job is done, until no job is left or (with none left to start)
 /// at most `hand_off` lanes are busy; then `then` gets the jobs still in
 /// flight, with their chaining values, to finish on a narrower kernel.
-fn run<'a, const L: usize, K: Lanes<L>>(
-    kernel: K,
+fn run<'a, const L: usize, E: Engine<L>>(
+    mut engine: E,
     jobs: Jobs<'_, 'a>,
-    out: &mut [[u8; DIGEST_LEN]],
+    out: &mut [E::Out],
     hand_off: usize,
-    then: impl FnOnce(Jobs<'_, 'a>, &mut [[u8; DIGEST_LEN]]),
+    then: impl FnOnce(Jobs<'_, 'a>, &mut [E::Out]),
 ) {
     let mut lanes: [Lane<'a>; L] = [Lane::IDLE; L];
+    let mut found = [Found::default(); L];
     let mut state = [[0u32; L]; 5];
     let mut more = true;
     let mut busy = 0;
@@ -210,9 +395,8 @@ fn run<'a, const L: usize, K: Lanes<L>>(
                         more = false;
                         break;
                     };
-                    for (w, v) in job.state.iter().enumerate() {
-                        state[w][i] = *v;
-                    }
+                    set_lane_state(&mut state, i, job.state);
+                    found[i] = job.found;
                     lane.start(&job);
                     busy += 1;
                 }
@@ -232,11 +416,15 @@ fn run<'a, const L: usize, K: Lanes<L>>(
             }
         });
         let blocks = data.iter().map(|d| d.len()).min().unwrap_or(0) / BLOCK_LEN;
-        kernel.compress(&mut state, &data, blocks);
+        let busy_bits = lanes
+            .iter()
+            .enumerate()
+            .fold(0u32, |m, (i, l)| m | (u32::from(l.busy) << i));
+        let offsets = core::array::from_fn(|i| lanes[i].offset());
+        let done = engine.blocks(&mut state, &data, blocks, busy_bits, &offsets, &mut found);
         for (i, lane) in lanes.iter_mut().enumerate() {
-            if lane.busy && lane.advance(blocks * BLOCK_LEN) {
-                let words: [u32; 5] = core::array::from_fn(|w| state[w][i]);
-                out[lane.slot] = state_to_bytes(&words);
+            if lane.busy && lane.advance(done * BLOCK_LEN) {
+                out[lane.slot] = E::out(&lane_state(&state, i), &found[i]);
                 lane.busy = false;
                 busy -= 1;
             }
@@ -246,7 +434,7 @@ fn run<'a, const L: usize, K: Lanes<L>>(
         .iter()
         .enumerate()
         .filter(|(_, l)| l.busy)
-        .map(|(i, l)| l.job(core::array::from_fn(|w| state[w][i])));
+        .map(|(i, l)| l.job(lane_state(&state, i), found[i]));
     then(&mut left, out);
 }
 
@@ -254,15 +442,15 @@ fn run<'a, const L: usize, K: Lanes<L>>(
 #[cfg(fastcrypt_x86)]
 fn one_stream(jobs: Jobs<'_, '_>, out: &mut [[u8; DIGEST_LEN]]) {
     let (_, kernel) = super::Backend::auto();
-    run::<1, _>(kernel, jobs, out, 0, |_, _| {});
+    run::<1, _>(Plain(kernel), jobs, out, 0, |_, _| {});
 }
 
 /// Finishes `jobs` on SHA-NI chains, fewer as the jobs end
 /// ([`SHANI_CHAINS`], then two, then one stream).
 #[cfg(fastcrypt_x86)]
 fn chains(token: crate::cpu::ShaNiToken, jobs: Jobs<'_, '_>, out: &mut [[u8; DIGEST_LEN]]) {
-    run::<SHANI_CHAINS, _>(token, jobs, out, SHANI_CHAINS - 1, |jobs, out| {
-        run::<2, _>(token, jobs, out, 1, one_stream)
+    run::<SHANI_CHAINS, _>(Plain(token), jobs, out, SHANI_CHAINS - 1, |jobs, out| {
+        run::<2, _>(Plain(token), jobs, out, 1, one_stream)
     });
 }
 
@@ -288,6 +476,14 @@ fn hand_off(lanes: usize) -> usize {
         lanes / 2
     } else {
         1
+    }
+}
+
+/// Finishes detecting jobs on the fastest one-stream detector.
+fn dc_one_stream(cfg: DcConfig) -> impl FnOnce(Jobs<'_, '_>, &mut [DcDigest]) {
+    move |jobs, out| {
+        let (_, kernel) = super::Backend::auto();
+        run::<1, _>(DcOne { kernel, cfg }, jobs, out, 0, |_, _| {});
     }
 }
 
@@ -409,44 +605,137 @@ impl Sha1Many {
 
     /// Collision-detecting SHA-1 (see [`Sha1Dc`](super::Sha1Dc)) of each
     /// message, in order, with the switches of `config`: each result is
-    /// what `Sha1Dc` with that config gives for the message alone.
+    /// what `Sha1Dc` with that config gives for the message alone
+    /// (digest, first collision, count).
+    ///
+    /// The lane backends run the filter and the recompressions in their
+    /// lanes; `shani` and `portable` run the one-stream detector of the
+    /// same name (already fused with its rounds) per message.
+    ///
+    /// ```
+    /// use fastcrypt::sha1::{self, DcConfig, Sha1Many};
+    ///
+    /// let msgs: [&[u8]; 2] = [b"blob 3\0abc", b"tree 0\0"];
+    /// let out = Sha1Many::new().digest_many_dc(&msgs, DcConfig::default());
+    /// assert!(out.iter().all(|d| !d.is_collision()));
+    /// assert_eq!(out[0].digest, sha1::digest(msgs[0]));
+    /// ```
     pub fn digest_many_dc<M: AsRef<[u8]>>(
         &self,
         messages: &[M],
         config: DcConfig,
     ) -> Vec<DcDigest> {
-        messages
-            .iter()
-            .map(|m| {
-                let mut h = super::Sha1Dc::new().with_config(config);
-                h.update(m.as_ref());
-                h.finalize()
-            })
-            .collect()
+        let none = DcDigest {
+            digest: [0; DIGEST_LEN],
+            collision: None,
+            collisions: 0,
+        };
+        let mut out = alloc::vec![none; messages.len()];
+        self.digest_many_dc_into(messages, config, &mut out);
+        out
+    }
+
+    /// [`digest_many_dc`](Self::digest_many_dc) into `out[i]`, without
+    /// allocating.
+    ///
+    /// # Panics
+    ///
+    /// If `out` and `messages` differ in length.
+    pub fn digest_many_dc_into<M: AsRef<[u8]>>(
+        &self,
+        messages: &[M],
+        config: DcConfig,
+        out: &mut [DcDigest],
+    ) {
+        assert_eq!(
+            messages.len(),
+            out.len(),
+            "digest_many_dc_into: {} messages but {} output slots",
+            messages.len(),
+            out.len()
+        );
+        let jobs = &mut jobs(messages.iter().map(AsRef::as_ref));
+        let one = |kernel| DcOne {
+            kernel,
+            cfg: config,
+        };
+        let auto = super::Backend::auto().1;
+        if !config.detect || !config.ubc {
+            // Plain SHA-1, or the reference's every-block recompression
+            // (a testing aid, ~30x slower): the one-stream path.
+            run::<1, _>(one(auto), jobs, out, 0, |_, _| {});
+            return;
+        }
+        match self.kernel {
+            Kernel::Portable => {
+                let portable = super::Backend::Portable
+                    .kernel()
+                    .expect("the portable backend always runs");
+                run::<1, _>(one(portable), jobs, out, 0, |_, _| {});
+            }
+            #[cfg(fastcrypt_x86)]
+            Kernel::Shani(_) => {
+                let shani = super::Backend::Shani
+                    .kernel()
+                    .expect("the multi-buffer token proves SHA-NI");
+                run::<1, _>(one(shani), jobs, out, 0, |_, _| {});
+            }
+            #[cfg(fastcrypt_x86)]
+            Kernel::Avx2(t) => {
+                let e = DcLaneEngine {
+                    kernel: t,
+                    one: one(auto),
+                };
+                run::<8, _>(e, jobs, out, DC_HAND_OFF_8, dc_one_stream(config));
+            }
+            #[cfg(fastcrypt_x86)]
+            Kernel::Avx512(t) => {
+                let e = DcLaneEngine {
+                    kernel: t,
+                    one: one(auto),
+                };
+                run::<16, _>(e, jobs, out, DC_HAND_OFF_16, dc_one_stream(config));
+            }
+        }
     }
 
     fn hash<'a>(&self, messages: impl Iterator<Item = &'a [u8]>, out: &mut [[u8; DIGEST_LEN]]) {
-        let jobs = &mut messages.enumerate().map(|(slot, msg)| Job {
-            slot,
-            msg,
-            done: 0,
-            state: IV,
-        });
+        let jobs = &mut jobs(messages);
         match self.kernel {
             Kernel::Portable => {
                 let one = super::Backend::Portable
                     .kernel()
                     .expect("the portable backend always runs");
-                run::<1, _>(one, jobs, out, 0, |_, _| {});
+                run::<1, _>(Plain(one), jobs, out, 0, |_, _| {});
             }
             #[cfg(fastcrypt_x86)]
-            Kernel::Avx2(t) => run::<8, _>(t, jobs, out, hand_off(8), narrow),
+            Kernel::Avx2(t) => run::<8, _>(Plain(t), jobs, out, hand_off(8), narrow),
             #[cfg(fastcrypt_x86)]
             Kernel::Shani(t) => chains(t, jobs, out),
             #[cfg(fastcrypt_x86)]
-            Kernel::Avx512(t) => run::<16, _>(t, jobs, out, hand_off(16), narrow),
+            Kernel::Avx512(t) => run::<16, _>(Plain(t), jobs, out, hand_off(16), narrow),
         }
     }
+}
+
+/// How many busy lanes of the detecting lane kernels are not worth
+/// keeping when no message is left to start (see [`hand_off`]): the
+/// one-stream detector on SHA-NI runs at about plain SHA-NI's speed, so it
+/// takes over sooner than for plain SHA-1.
+#[cfg(fastcrypt_x86)]
+const DC_HAND_OFF_8: usize = 3;
+#[cfg(fastcrypt_x86)]
+const DC_HAND_OFF_16: usize = 6;
+
+/// The messages as jobs, each to its slot.
+fn jobs<'a>(messages: impl Iterator<Item = &'a [u8]>) -> impl Iterator<Item = Job<'a>> {
+    messages.enumerate().map(|(slot, msg)| Job {
+        slot,
+        msg,
+        done: 0,
+        state: IV,
+        found: Found::default(),
+    })
 }
 
 /// The SHA-1 of each message, in order, on the fastest backend (see

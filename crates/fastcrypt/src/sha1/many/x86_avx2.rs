@@ -10,7 +10,8 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use super::lanes::{compress_block, LaneVec};
+use super::lanes::{compress_block, LaneVec, NoKeep};
+use super::lanes_dc::compress_block_dc;
 use super::Lanes;
 use crate::cpu::Avx2MulToken;
 
@@ -23,6 +24,20 @@ macro_rules! rol {
 }
 
 impl LaneVec for __m256i {
+    const LANES: usize = 8;
+    #[inline(always)]
+    unsafe fn load(p: &[u32]) -> Self {
+        assert!(p.len() >= Self::LANES);
+        // SAFETY: `p` has the 8 words read (checked); the kernel's entry
+        // point enables the load's features.
+        unsafe { _mm256_loadu_si256(p.as_ptr().cast()) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, p: &mut [u32]) {
+        assert!(p.len() >= Self::LANES);
+        // SAFETY: as for `load`, writing.
+        unsafe { _mm256_storeu_si256(p.as_mut_ptr().cast(), self) }
+    }
     #[inline(always)]
     unsafe fn splat(x: u32) -> Self {
         // SAFETY: the kernel's entry point enables AVX2.
@@ -74,6 +89,64 @@ impl LaneVec for __m256i {
         // SAFETY: as above.
         unsafe { rol!(self, 30, 2) }
     }
+    #[inline(always)]
+    unsafe fn sub(self, o: Self) -> Self {
+        // SAFETY: as above.
+        unsafe { _mm256_sub_epi32(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn xor(self, o: Self) -> Self {
+        // SAFETY: as above.
+        unsafe { _mm256_xor_si256(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn kill_if<const SHL: u32, const SHR: u32>(
+        kill: Self,
+        wa: Self,
+        wb: Self,
+        bit: u32,
+        expect: u32,
+        dvs: u32,
+    ) -> Self {
+        // SAFETY: as above. A lane passes when its tested bit equals
+        // `expect` (which has no other bit set); the others get `dvs`.
+        unsafe {
+            // (The count is a constant, so this is the immediate form.)
+            let y = if SHL > 0 {
+                _mm256_sll_epi32(wb, _mm_cvtsi32_si128(SHL as i32))
+            } else {
+                _mm256_srl_epi32(wb, _mm_cvtsi32_si128(SHR as i32))
+            };
+            let t = _mm256_and_si256(_mm256_xor_si256(wa, y), Self::splat(bit));
+            let ok = _mm256_cmpeq_epi32(t, Self::splat(expect));
+            _mm256_or_si256(kill, _mm256_andnot_si256(ok, Self::splat(dvs)))
+        }
+    }
+    #[inline(always)]
+    unsafe fn nonzero_lanes(self) -> u32 {
+        // SAFETY: as above.
+        unsafe { !self.eq_lanes(_mm256_setzero_si256()) & 0xFF }
+    }
+    #[inline(always)]
+    unsafe fn eq_lanes(self, o: Self) -> u32 {
+        // SAFETY: as above. The sign bits of the compare, one per lane.
+        unsafe { _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(self, o))) as u32 }
+    }
+    #[inline(always)]
+    unsafe fn any_lanes(self, bits: u32) -> u32 {
+        // SAFETY: as above.
+        unsafe { _mm256_and_si256(self, Self::splat(bits)).nonzero_lanes() }
+    }
+    #[inline(always)]
+    unsafe fn or_lanes(self) -> u32 {
+        // SAFETY: as above. Fold the halves, then pairs, then neighbours.
+        unsafe {
+            let x = _mm256_or_si256(self, _mm256_permute2x128_si256::<1>(self, self));
+            let x = _mm256_or_si256(x, _mm256_shuffle_epi32::<0x4E>(x));
+            let x = _mm256_or_si256(x, _mm256_shuffle_epi32::<0xB1>(x));
+            _mm256_cvtsi256_si32(x) as u32
+        }
+    }
 }
 
 impl Lanes<8> for Avx2MulToken {
@@ -83,6 +156,22 @@ impl Lanes<8> for Avx2MulToken {
         // SAFETY: the token proves AVX2 with OS-saved YMM state; every
         // lane has `blocks` whole blocks (checked above).
         unsafe { compress8(state, data, blocks) }
+    }
+}
+
+impl super::DcLanes<8> for Avx2MulToken {
+    #[inline]
+    fn compress_dc(
+        self,
+        state: &mut [[u32; 8]; 5],
+        data: &[&[u8]; 8],
+        blocks: usize,
+        reduced_round: bool,
+        ihv_in: &mut [[u32; 8]; 5],
+    ) -> (usize, u32) {
+        assert!(data.iter().all(|d| d.len() >= blocks * 64));
+        // SAFETY: as for `compress`.
+        unsafe { compress8_dc(state, data, blocks, reduced_round, ihv_in) }
     }
 }
 
@@ -124,37 +213,125 @@ fn transpose8(r: [__m256i; 8]) -> [__m256i; 8] {
     })
 }
 
+/// Block `blk` of every lane, as words in lanes.
+///
+/// # Safety
+///
+/// Every `data[i]` must hold at least `blk + 1` blocks.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn load8(data: &[&[u8]; 8], blk: usize) -> [__m256i; 16] {
+    // Big-endian words: reverse the bytes of each 32-bit word.
+    let bswap = _mm256_setr_epi8(
+        3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8,
+        15, 14, 13, 12,
+    );
+    let half = |h: usize| -> [__m256i; 8] {
+        transpose8(core::array::from_fn(|i| {
+            // SAFETY: `data[i]` holds block `blk` (the caller's
+            // contract); this reads its half `h`.
+            let p = unsafe { data[i].as_ptr().add(blk * 64 + 32 * h) };
+            // SAFETY: `p` has 32 readable bytes (above).
+            _mm256_shuffle_epi8(unsafe { _mm256_loadu_si256(p.cast()) }, bswap)
+        }))
+    };
+    let (lo, hi) = (half(0), half(1));
+    core::array::from_fn(|t| if t < 8 { lo[t] } else { hi[t - 8] })
+}
+
+/// The lanes' state as vectors: word `w` of every lane in `s[w]`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn load_state(state: &[[u32; 8]; 5]) -> [__m256i; 5] {
+    // SAFETY: the features `__m256i` needs are enabled here.
+    core::array::from_fn(|w| unsafe { __m256i::load(&state[w]) })
+}
+
+/// The inverse of [`load_state`].
+#[inline]
+#[target_feature(enable = "avx2")]
+fn store_state(s: &[__m256i; 5], state: &mut [[u32; 8]; 5]) {
+    for (w, v) in s.iter().enumerate() {
+        // SAFETY: as in `load_state`.
+        unsafe { v.store(&mut state[w]) };
+    }
+}
+
 /// # Safety
 ///
 /// The CPU must have AVX2 with OS-saved YMM state, and every `data[i]`
 /// must hold `blocks * 64` bytes.
 #[target_feature(enable = "avx2")]
 unsafe fn compress8(state: &mut [[u32; 8]; 5], data: &[&[u8]; 8], blocks: usize) {
-    // Big-endian words: reverse the bytes of each 32-bit word.
-    let bswap = _mm256_setr_epi8(
-        3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8,
-        15, 14, 13, 12,
-    );
-    // SAFETY: each row of `state` is 8 u32s, 32 bytes.
-    let mut s: [__m256i; 5] =
-        core::array::from_fn(|w| unsafe { _mm256_loadu_si256(state[w].as_ptr().cast()) });
+    let mut s = load_state(state);
     for blk in 0..blocks {
-        let half = |h: usize| -> [__m256i; 8] {
-            transpose8(core::array::from_fn(|i| {
-                // SAFETY: `data[i]` holds `blocks` blocks (the caller's
-                // contract); this reads half `h` of block `blk`.
-                let p = unsafe { data[i].as_ptr().add(blk * 64 + 32 * h) };
-                // SAFETY: `p` has 32 readable bytes (above).
-                _mm256_shuffle_epi8(unsafe { _mm256_loadu_si256(p.cast()) }, bswap)
-            }))
-        };
-        let (lo, hi) = (half(0), half(1));
-        let w: [__m256i; 16] = core::array::from_fn(|t| if t < 8 { lo[t] } else { hi[t - 8] });
-        // SAFETY: AVX2, `__m256i`'s feature, is enabled here.
-        unsafe { compress_block(&mut s, w) };
+        // SAFETY: `data` holds `blocks` blocks (the caller's contract);
+        // AVX2, `__m256i`'s feature, is enabled here.
+        unsafe { compress_block(&mut s, load8(data, blk), &mut NoKeep) };
     }
-    for (w, v) in s.iter().enumerate() {
-        // SAFETY: each row of `state` is 32 writable bytes.
-        unsafe { _mm256_storeu_si256(state[w].as_mut_ptr().cast(), *v) };
+    store_state(&s, state);
+}
+
+/// [`compress8`] with collision detection (see `lanes_dc.rs`): stops
+/// after the first block in which some lane is part of an attack, and
+/// returns how many blocks it did and which lanes those are, with the
+/// chaining values before that block in `ihv_in`.
+///
+/// # Safety
+///
+/// As [`compress8`].
+#[target_feature(enable = "avx2")]
+unsafe fn compress8_dc(
+    state: &mut [[u32; 8]; 5],
+    data: &[&[u8]; 8],
+    blocks: usize,
+    reduced_round: bool,
+    ihv_in: &mut [[u32; 8]; 5],
+) -> (usize, u32) {
+    let mut s = load_state(state);
+    for blk in 0..blocks {
+        // SAFETY: as in `compress8`.
+        let (hits, before) = unsafe { compress_block_dc(&mut s, load8(data, blk), reduced_round) };
+        if hits != 0 {
+            store_state(&before, ihv_in);
+            store_state(&s, state);
+            return (blk + 1, hits);
+        }
+    }
+    store_state(&s, state);
+    (blocks, 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::lanes_dc::tests;
+    use super::*;
+
+    #[target_feature(enable = "avx2")]
+    unsafe fn filter() {
+        // SAFETY: the features of `__m256i` are enabled.
+        unsafe { tests::filter_matches_the_table::<__m256i>() }
+    }
+
+    #[target_feature(enable = "avx2")]
+    unsafe fn check() {
+        // SAFETY: as above.
+        unsafe { tests::check_matches_the_test::<__m256i>() }
+    }
+
+    #[test]
+    fn filter_matches_the_table() {
+        if Avx2MulToken::get().is_some() {
+            // SAFETY: the token proves the features.
+            unsafe { filter() }
+        }
+    }
+
+    #[test]
+    fn check_matches_the_test() {
+        if Avx2MulToken::get().is_some() {
+            // SAFETY: the token proves the features.
+            unsafe { check() }
+        }
     }
 }

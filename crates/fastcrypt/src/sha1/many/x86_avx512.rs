@@ -9,11 +9,26 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use super::lanes::{compress_block, LaneVec};
+use super::lanes::{compress_block, LaneVec, NoKeep};
+use super::lanes_dc::compress_block_dc;
 use super::Lanes;
 use crate::cpu::Avx512Token;
 
 impl LaneVec for __m512i {
+    const LANES: usize = 16;
+    #[inline(always)]
+    unsafe fn load(p: &[u32]) -> Self {
+        assert!(p.len() >= Self::LANES);
+        // SAFETY: `p` has the 16 words read (checked); the kernel's entry
+        // point enables the load's features.
+        unsafe { _mm512_loadu_si512(p.as_ptr().cast()) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, p: &mut [u32]) {
+        assert!(p.len() >= Self::LANES);
+        // SAFETY: as for `load`, writing.
+        unsafe { _mm512_storeu_si512(p.as_mut_ptr().cast(), self) }
+    }
     #[inline(always)]
     unsafe fn splat(x: u32) -> Self {
         // SAFETY: the kernel's entry point enables AVX-512F.
@@ -59,6 +74,59 @@ impl LaneVec for __m512i {
         // SAFETY: as above.
         unsafe { _mm512_rol_epi32::<30>(self) }
     }
+    #[inline(always)]
+    unsafe fn sub(self, o: Self) -> Self {
+        // SAFETY: as above.
+        unsafe { _mm512_sub_epi32(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn xor(self, o: Self) -> Self {
+        // SAFETY: as above.
+        unsafe { _mm512_xor_si512(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn kill_if<const SHL: u32, const SHR: u32>(
+        kill: Self,
+        wa: Self,
+        wb: Self,
+        bit: u32,
+        expect: u32,
+        dvs: u32,
+    ) -> Self {
+        // SAFETY: as above. The three-way XOR and the bit test give the
+        // failing lanes as a mask register, and a masked OR adds the
+        // vectors they rule out: four instructions per condition.
+        unsafe {
+            let y = if SHL > 0 {
+                _mm512_slli_epi32::<SHL>(wb)
+            } else {
+                _mm512_srli_epi32::<SHR>(wb)
+            };
+            let t = _mm512_ternarylogic_epi32::<0x96>(wa, y, Self::splat(expect));
+            let fail = _mm512_test_epi32_mask(t, Self::splat(bit));
+            _mm512_mask_or_epi32(kill, fail, kill, Self::splat(dvs))
+        }
+    }
+    #[inline(always)]
+    unsafe fn nonzero_lanes(self) -> u32 {
+        // SAFETY: as above.
+        unsafe { u32::from(_mm512_test_epi32_mask(self, self)) }
+    }
+    #[inline(always)]
+    unsafe fn eq_lanes(self, o: Self) -> u32 {
+        // SAFETY: as above.
+        unsafe { u32::from(_mm512_cmpeq_epi32_mask(self, o)) }
+    }
+    #[inline(always)]
+    unsafe fn any_lanes(self, bits: u32) -> u32 {
+        // SAFETY: as above.
+        unsafe { u32::from(_mm512_test_epi32_mask(self, Self::splat(bits))) }
+    }
+    #[inline(always)]
+    unsafe fn or_lanes(self) -> u32 {
+        // SAFETY: as above.
+        unsafe { _mm512_reduce_or_epi32(self) as u32 }
+    }
 }
 
 impl Lanes<16> for Avx512Token {
@@ -68,6 +136,22 @@ impl Lanes<16> for Avx512Token {
         // SAFETY: the token proves AVX-512F/BW with OS-saved ZMM state;
         // every lane has `blocks` whole blocks (checked above).
         unsafe { compress16(state, data, blocks) }
+    }
+}
+
+impl super::DcLanes<16> for Avx512Token {
+    #[inline]
+    fn compress_dc(
+        self,
+        state: &mut [[u32; 16]; 5],
+        data: &[&[u8]; 16],
+        blocks: usize,
+        reduced_round: bool,
+        ihv_in: &mut [[u32; 16]; 5],
+    ) -> (usize, u32) {
+        assert!(data.iter().all(|d| d.len() >= blocks * 64));
+        // SAFETY: as for `compress`.
+        unsafe { compress16_dc(state, data, blocks, reduced_round, ihv_in) }
     }
 }
 
@@ -125,29 +209,117 @@ fn transpose16(r: [__m512i; 16]) -> [__m512i; 16] {
     }
 }
 
+/// Block `blk` of every lane, as words in lanes.
+///
+/// # Safety
+///
+/// Every `data[i]` must hold at least `blk + 1` blocks.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn load16(data: &[&[u8]; 16], blk: usize) -> [__m512i; 16] {
+    // Big-endian words: reverse the bytes of each 32-bit word.
+    let bswap = _mm512_set4_epi32(0x0C0D_0E0F, 0x0809_0A0B, 0x0405_0607, 0x0001_0203);
+    let rows: [__m512i; 16] = core::array::from_fn(|i| {
+        // SAFETY: `data[i]` holds block `blk` (the caller's contract).
+        let row = unsafe { _mm512_loadu_si512(data[i].as_ptr().add(blk * 64).cast()) };
+        _mm512_shuffle_epi8(row, bswap)
+    });
+    transpose16(rows)
+}
+
+/// The lanes' state as vectors: word `w` of every lane in `s[w]`.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn load_state(state: &[[u32; 16]; 5]) -> [__m512i; 5] {
+    // SAFETY: the features `__m512i` needs are enabled here.
+    core::array::from_fn(|w| unsafe { __m512i::load(&state[w]) })
+}
+
+/// The inverse of [`load_state`].
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn store_state(s: &[__m512i; 5], state: &mut [[u32; 16]; 5]) {
+    for (w, v) in s.iter().enumerate() {
+        // SAFETY: as in `load_state`.
+        unsafe { v.store(&mut state[w]) };
+    }
+}
+
 /// # Safety
 ///
 /// The CPU must have AVX-512F and AVX-512BW with OS-saved ZMM state, and
 /// every `data[i]` must hold `blocks * 64` bytes.
 #[target_feature(enable = "avx512f,avx512bw")]
 unsafe fn compress16(state: &mut [[u32; 16]; 5], data: &[&[u8]; 16], blocks: usize) {
-    // Big-endian words: reverse the bytes of each 32-bit word.
-    let bswap = _mm512_set4_epi32(0x0C0D_0E0F, 0x0809_0A0B, 0x0405_0607, 0x0001_0203);
-    // SAFETY: each row of `state` is 16 u32s, 64 bytes.
-    let mut s: [__m512i; 5] =
-        core::array::from_fn(|w| unsafe { _mm512_loadu_si512(state[w].as_ptr().cast()) });
+    let mut s = load_state(state);
     for blk in 0..blocks {
-        let rows: [__m512i; 16] = core::array::from_fn(|i| {
-            // SAFETY: `data[i]` holds `blocks` blocks (the caller's
-            // contract); this reads block `blk` of them.
-            let row = unsafe { _mm512_loadu_si512(data[i].as_ptr().add(blk * 64).cast()) };
-            _mm512_shuffle_epi8(row, bswap)
-        });
-        // SAFETY: AVX-512F/BW, `__m512i`'s features, are enabled here.
-        unsafe { compress_block(&mut s, transpose16(rows)) };
+        // SAFETY: `data` holds `blocks` blocks (the caller's contract);
+        // AVX-512F/BW, `__m512i`'s features, are enabled here.
+        unsafe { compress_block(&mut s, load16(data, blk), &mut NoKeep) };
     }
-    for (w, v) in s.iter().enumerate() {
-        // SAFETY: each row of `state` is 64 writable bytes.
-        unsafe { _mm512_storeu_si512(state[w].as_mut_ptr().cast(), *v) };
+    store_state(&s, state);
+}
+
+/// [`compress16`] with collision detection (see `lanes_dc.rs`): stops
+/// after the first block in which some lane is part of an attack, and
+/// returns how many blocks it did and which lanes those are, with the
+/// chaining values before that block in `ihv_in`.
+///
+/// # Safety
+///
+/// As [`compress16`].
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn compress16_dc(
+    state: &mut [[u32; 16]; 5],
+    data: &[&[u8]; 16],
+    blocks: usize,
+    reduced_round: bool,
+    ihv_in: &mut [[u32; 16]; 5],
+) -> (usize, u32) {
+    let mut s = load_state(state);
+    for blk in 0..blocks {
+        // SAFETY: as in `compress16`.
+        let (hits, before) = unsafe { compress_block_dc(&mut s, load16(data, blk), reduced_round) };
+        if hits != 0 {
+            store_state(&before, ihv_in);
+            store_state(&s, state);
+            return (blk + 1, hits);
+        }
+    }
+    store_state(&s, state);
+    (blocks, 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::lanes_dc::tests;
+    use super::*;
+
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn filter() {
+        // SAFETY: the features of `__m512i` are enabled.
+        unsafe { tests::filter_matches_the_table::<__m512i>() }
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn check() {
+        // SAFETY: as above.
+        unsafe { tests::check_matches_the_test::<__m512i>() }
+    }
+
+    #[test]
+    fn filter_matches_the_table() {
+        if Avx512Token::get().is_some() {
+            // SAFETY: the token proves the features.
+            unsafe { filter() }
+        }
+    }
+
+    #[test]
+    fn check_matches_the_test() {
+        if Avx512Token::get().is_some() {
+            // SAFETY: the token proves the features.
+            unsafe { check() }
+        }
     }
 }
