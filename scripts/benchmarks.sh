@@ -75,6 +75,18 @@ trap 'rm -f "$tmp"' EXIT
     fi
     echo
   fi
+  if "$bin" speed --list | grep -q '^sha1-many '; then
+    echo "## Multi-buffer SHA-1 against one stream"
+    echo
+    echo "Old = fastcrypt's one-stream \`auto\` on each message of a set in turn, new = the"
+    echo "multi-buffer \`auto\` on the whole set (\`fastcrypt speed --list\` describes the sets):"
+    echo "the speed-up of hashing many messages at once, plain and with collision detection."
+    echo
+    speed sha1-many --min-time "$MIN_TIME" --compare sha1,auto --format markdown --no-header
+    echo
+    speed sha1dc-many --min-time "$MIN_TIME" --compare sha1dc,auto --format markdown --no-header
+    echo
+  fi
   # GHASH backends that need no carry-less multiply, against OpenSSL's
   # table-driven GHASH: OPENSSL_ia32cap masks PCLMULQDQ (CPUID.1:ECX bit 1,
   # bit 33 of the first word), which sends OpenSSL to its 4-bit tables.

@@ -649,11 +649,16 @@ fn help_lists_every_algorithm_and_peer_group() {
     let help = String::from_utf8(o.stdout).unwrap();
     assert!(
         help.contains(
-            "Algorithms to measure: sha1, sha1dc, hmac-sha1, pbkdf2-sha1, rc4, ghash, aes-128-gcm"
+            "Algorithms to measure: sha1, sha1dc, sha1-many, sha1dc-many, hmac-sha1, pbkdf2-sha1, \
+             rc4, ghash, aes-128-gcm"
         ),
         "{help}"
     );
     assert!(help.contains("8,1K,8K,1M (sha1dc)"), "{help}");
+    assert!(
+        help.contains("64,1K,8K,0,64M (sha1-many, sha1dc-many)"),
+        "{help}"
+    );
     assert!(
         help.contains("sha1_smol, sha1collisiondetection, sha1dc, `all` or `none`"),
         "{help}"
@@ -680,6 +685,12 @@ fn sweep_skips_algorithms_without_message_sizes() {
     ]);
     assert!(!out.contains("PBKDF2"), "{out}");
     assert!(out.contains("hmac-sha1"), "{out}");
+    // Nor can the algorithms whose sizes pick message sets.
+    let err = fails(&["speed", "sha1-many", "sha1dc-many", "--sweep"]);
+    assert!(
+        err.contains("--sweep does not apply to sha1-many, sha1dc-many"),
+        "{err}"
+    );
 }
 
 /// The `cycles/B:` header line of a table.
@@ -788,4 +799,285 @@ fn cpu_ghz_off_drops_the_column() {
     assert!(v["results"][0].get("cycles_per_byte").is_none(), "{out}");
     let out = one_cell("go", &["--cpu-ghz", "off"]);
     assert!(!out.contains(" cycles/B\n"), "{out}");
+}
+
+/// The message sets `speed sha1-many` measures: sizes below 1M are 64
+/// messages of that length, 0 the git-like set, 1M and more 256 KiB
+/// pieces of a buffer that long.
+const SETS: &[(&str, &str)] = &[
+    ("64", "Many64x64"),
+    ("1K", "Many64x1K"),
+    ("0", "ManyGit"),
+    ("1M", "Pieces256K_1M"),
+];
+
+/// `--sizes` for [`SETS`]: the default's kinds of set, but small.
+fn set_sizes() -> String {
+    SETS.iter().map(|s| s.0).collect::<Vec<_>>().join(",")
+}
+
+/// sha1-many in `--list`: its default sets, what they mean, every backend
+/// of `Sha1Many` and its rows.
+#[test]
+fn sha1_many_list() {
+    use fastcrypt::sha1::many::Backend;
+    let o = fastcrypt(&["speed", "--list"]);
+    assert!(o.status.success());
+    let list = String::from_utf8(o.stdout).unwrap();
+    for algo in ["sha1-many", "sha1dc-many"] {
+        let block: Vec<&str> = list
+            .lines()
+            .skip_while(|l| !l.starts_with(&format!("{algo} (")))
+            .take_while(|l| l.starts_with(algo) || l.starts_with(' '))
+            .collect();
+        assert!(
+            block[0].starts_with(&format!(
+                "{algo} (default sizes 64,1K,8K,0,64M; auto picks "
+            )),
+            "{list}"
+        );
+        let text = block.join("\n");
+        for what in [
+            "sizes pick message sets",
+            "(Many64xN)",
+            "a git-like set (ManyGit)",
+            "bytes in all, median ",
+            "(Pieces256K_N), digest_pieces",
+        ] {
+            assert!(text.contains(what), "{algo}: no {what:?} in\n{text}");
+        }
+        // Every backend of the library's list, in its order, runnable
+        // where the library says so.
+        let backends = backends_of(algo);
+        let want: Vec<(String, bool)> = Backend::ALL
+            .iter()
+            .map(|b| (b.name().to_string(), b.is_available()))
+            .collect();
+        let got: Vec<(String, bool)> = backends.into_iter().map(|b| (b.0, b.1)).collect();
+        assert_eq!(got, want, "{algo}");
+    }
+    assert!(list.contains("  sha1           fastcrypt reference    available"));
+    assert!(list.contains("  sha1-many      fastcrypt reference    available"));
+}
+
+/// Every sha1-many row at every kind of set: `auto`, each backend (n/a
+/// with what it needs where this CPU lacks it), the one-stream reference
+/// and OpenSSL in the same loop.
+#[test]
+fn sha1_many_rows_and_reference() {
+    let backends = backends_of("sha1-many");
+    let out = speed(&["sha1-many", "--sizes", &set_sizes()]);
+    assert!(out.contains("auto:      sha1-many -> "), "{out}");
+    for (_, row) in SETS {
+        let lines: Vec<&str> = out
+            .lines()
+            .filter(|l| l.split_whitespace().next() == Some(row))
+            .collect();
+        let names: Vec<&str> = lines
+            .iter()
+            .filter_map(|l| l.split_whitespace().nth(1))
+            .collect();
+        let mut want = vec!["auto"];
+        want.extend(backends.iter().map(|b| b.0.as_str()));
+        want.extend(["sha1", "openssl"]);
+        assert_eq!(names, want, "{row} rows in\n{out}");
+        for (line, name) in lines.iter().zip(&names) {
+            match backends.iter().find(|b| b.0 == *name) {
+                Some((_, false, needs)) => {
+                    assert!(line.ends_with(&format!("n/a ({needs})")), "{line}");
+                }
+                _ => {
+                    let f: Vec<&str> = line.split_whitespace().collect();
+                    let mb = f[f.len() - 1 - usize::from(MEASURED)];
+                    assert!(mb.parse::<f64>().unwrap() > 0.0, "{line}");
+                }
+            }
+        }
+        let reference = lines[names.iter().position(|n| *n == "sha1").unwrap()];
+        assert!(
+            reference.contains(" sha1 auto (one stream, reference) "),
+            "{reference}"
+        );
+    }
+    // No other set.
+    let rows = out
+        .lines()
+        .filter(|l| l.starts_with("Many") || l.starts_with("Pieces"));
+    assert_eq!(rows.count(), SETS.len() * (1 + backends.len() + 2));
+}
+
+/// MB/s and cycles/B count every byte of the set, in JSON, CSV and Go
+/// lines alike, not the size that names it.
+#[test]
+fn sha1_many_throughput_counts_the_whole_set() {
+    let sizes = set_sizes();
+    let out = speed(&[
+        "sha1-many",
+        "--sizes",
+        &sizes,
+        "--backend",
+        "auto,sha1",
+        "--peers",
+        "none",
+        "--format",
+        "json",
+        "--cpu-ghz",
+        "3",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), SETS.len() * 2, "{out}");
+    let mut git_bytes = 0;
+    for r in results {
+        let size = r["size"].as_u64().unwrap();
+        let bytes = r["bytes_per_op"].as_u64().unwrap();
+        match size {
+            0 => git_bytes = bytes,
+            s if s < 1 << 20 => assert_eq!(bytes, 64 * s, "{r}"),
+            s => assert_eq!(bytes, s, "{r}"),
+        }
+        let median = r["ns_per_op"]["median"].as_f64().unwrap();
+        let mb = r["mb_per_s"].as_f64().unwrap();
+        let want = bytes as f64 * 1e3 / median;
+        assert!((mb - want).abs() <= 1e-9 * want, "{r}");
+        let cpb = r["cycles_per_byte"].as_f64().unwrap();
+        let want = median * 3.0 / bytes as f64;
+        assert!((cpb - want).abs() <= 1e-9 * want, "{r}");
+        let row = SETS.iter().find(|s| s.1 == r["benchmark"]).unwrap();
+        assert_eq!(
+            r["go_name"],
+            format!(
+                "BenchmarkSHA1Many/{}/{}",
+                row.1,
+                r["implementation"].as_str().unwrap()
+            )
+        );
+    }
+    // The git-like set is many objects, well past one of its largest.
+    assert!(git_bytes > 1 << 20, "{git_bytes}");
+    assert_eq!(
+        results
+            .iter()
+            .filter(|r| r["bytes_per_op"] == git_bytes)
+            .count(),
+        2
+    );
+
+    let out = speed(&[
+        "sha1-many",
+        "--sizes",
+        "1K",
+        "--backend",
+        "auto",
+        "--peers",
+        "none",
+        "--format",
+        "go",
+        "--cpu-ghz",
+        "3",
+    ]);
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("Benchmark")).collect();
+    assert_eq!(lines.len(), 5, "{out}");
+    for l in lines {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        assert_eq!(f[0], "BenchmarkSHA1Many/Many64x1K/auto", "{l}");
+        let (ns, mb): (f64, f64) = (f[2].parse().unwrap(), f[4].parse().unwrap());
+        // ns/op is printed to 3 or 4 digits.
+        assert!((mb / (65536e3 / ns) - 1.0).abs() < 0.01, "{l}");
+    }
+
+    let out = speed(&[
+        "sha1-many",
+        "--sizes",
+        "64",
+        "--backend",
+        "auto",
+        "--peers",
+        "none",
+        "--format",
+        "csv",
+    ]);
+    let mut lines = out.lines();
+    assert!(
+        lines.next().unwrap().ends_with(",note,bytes_per_op"),
+        "{out}"
+    );
+    let row = lines.next().unwrap();
+    assert!(row.starts_with("sha1-many,64,Many64x64,auto,"), "{row}");
+    assert!(row.ends_with(",4096"), "{row}");
+}
+
+/// sha1dc-many: detection on every backend, one-stream detection as the
+/// reference (the issue's speed-up), plain multi-buffer as the other
+/// (the cost of detection), and `--compare` over either.
+#[test]
+fn sha1dc_many_rows_and_compare() {
+    let backends = backends_of("sha1dc-many");
+    let out = speed(&["sha1dc-many", "--sizes", "64,0"]);
+    for row in ["Many64x64", "ManyGit"] {
+        let names: Vec<&str> = out
+            .lines()
+            .filter(|l| l.split_whitespace().next() == Some(row))
+            .filter_map(|l| l.split_whitespace().nth(1))
+            .collect();
+        let mut want = vec!["auto"];
+        want.extend(backends.iter().map(|b| b.0.as_str()));
+        want.extend(["sha1dc", "sha1-many"]);
+        assert_eq!(names, want, "{row} rows in\n{out}");
+    }
+    assert!(
+        out.contains(" sha1dc auto (one stream, reference) "),
+        "{out}"
+    );
+    assert!(out.contains(" sha1-many auto (plain, reference) "), "{out}");
+
+    let out = speed(&["sha1dc-many", "--sizes", "1K", "--compare", "sha1dc,auto"]);
+    assert!(
+        out.contains("sha1dc-many: old = sha1dc auto (one stream, reference), new = auto ("),
+        "{out}"
+    );
+    assert!(out.contains("BenchmarkSHA1DCMany/Many64x1K "), "{out}");
+    // The reference rows belong to the algorithms that have them.
+    assert!(speed(&[
+        "sha1-many",
+        "--sizes",
+        "64",
+        "--backend",
+        "sha1",
+        "--peers",
+        "none"
+    ])
+    .contains(" sha1 auto (one stream, reference) "));
+    assert!(
+        fails(&["speed", "sha1-many", "--backend", "sha1dc"]).contains("unknown backend `sha1dc`")
+    );
+}
+
+/// `--plot` draws message sizes only: with sha1 and sha1-many, one file,
+/// for sha1.
+#[test]
+fn plot_leaves_out_message_sets() {
+    let d = Scratch::new("plot-sets");
+    let svg = d.path("speed.svg");
+    let mut args = vec![
+        "speed",
+        "sha1",
+        "sha1-many",
+        "--sizes",
+        "64,1K",
+        "--backend",
+        "auto",
+        "--peers",
+        "none",
+        "--plot",
+        svg.to_str().unwrap(),
+    ];
+    args.extend_from_slice(FAST);
+    let o = fastcrypt(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("speed-sha1.svg (sha1)"), "{e}");
+    assert!(!e.contains("sha1-many"), "{e}");
+    assert!(d.path("speed-sha1.svg").exists());
+    assert!(!d.path("speed-sha1-many.svg").exists());
 }

@@ -24,6 +24,9 @@ use std::time::{Duration, Instant};
 pub struct Cell {
     pub algo: usize,
     pub size: usize,
+    /// The bytes one operation processes, which MB/s and cycles/B count:
+    /// `size`, or a whole message set's (see `RowNames::bytes`).
+    pub bytes: usize,
     pub name: &'static str,
     pub origin: Origin,
     pub state: State,
@@ -45,26 +48,33 @@ pub struct Runner {
 }
 
 impl Cell {
+    /// A cell whose operation processes `bytes` bytes at `size` (the
+    /// algorithm's `RowNames::bytes`).
     pub fn new(
         algo: usize,
         size: usize,
+        bytes: usize,
         name: &'static str,
         origin: Origin,
         op: Result<Box<dyn Op>, String>,
     ) -> Cell {
         let state = match op {
-            Ok(op) => State::Runnable(Runner {
-                op,
-                // Painted as the library's tests paint inputs.
-                buf: (0..size).map(|i| (i % 251) as u8).collect(),
-                iters: 0,
-                samples: Vec::new(),
-            }),
+            Ok(mut op) => {
+                op.prepare(size);
+                State::Runnable(Runner {
+                    op,
+                    // Painted as the library's tests paint inputs.
+                    buf: (0..bytes).map(|i| (i % 251) as u8).collect(),
+                    iters: 0,
+                    samples: Vec::new(),
+                })
+            }
             Err(why) => State::NotAvailable(why),
         };
         Cell {
             algo,
             size,
+            bytes,
             name,
             origin,
             state,

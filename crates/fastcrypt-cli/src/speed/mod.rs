@@ -36,7 +36,9 @@ order rotated each round, so implementations are interleaved (A B C A B C
 thread's CPU time where the OS has it (--clock cpu), so time spent
 descheduled while other processes run is not counted; --clock wall uses
 elapsed time. Tables show the median ns/op with the samples' min and max;
-MB/s is 10^6 bytes per second at the median.
+MB/s is 10^6 bytes per second at the median, counting the bytes one
+operation processes: the message, or every message of a message set
+(sha1-many's sizes name sets, see --list).
 
 --compare A,B reports the median of the per-round ratios B/A (paired
 samples taken back to back), not the ratio of the medians, and marks with
@@ -107,12 +109,14 @@ pub struct SpeedArgs {
 
     /// Sizes in 16-byte blocks: 0..=32 blocks, then 64, 128, 256, 512 and
     /// 1024 blocks; one row per size, implementations side by side.
-    /// Skips pbkdf2-sha1, whose size is the derived key's length.
+    /// Skips pbkdf2-sha1, whose size is the derived key's length, and
+    /// sha1-many and sha1dc-many, whose sizes pick message sets.
     #[arg(long)]
     sweep: bool,
 
     /// Draws MB/s against size (log x axis) into an SVG file; with several
-    /// algorithms, one file each (`FILE-<algo>.svg`).
+    /// algorithms, one file each (`FILE-<algo>.svg`). Algorithms whose
+    /// sizes pick message sets are not drawn.
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
 
@@ -185,7 +189,8 @@ fn sizes_help() -> String {
         .map(|(sizes, names)| format!("{sizes} ({})", names.join(", ")))
         .collect();
     format!(
-        "Message sizes, e.g. `8,128,1K,8K,16K` (K = 1024, M = 1024 K, G = 1024 M; at most 1G). \
+        "Message sizes, e.g. `8,128,1K,8K,16K` (K = 1024, M = 1024 K, G = 1024 M; at most 1G); \
+         where a size picks a message set instead, `--list` says how. \
          Default: each algorithm's own: {}",
         defaults.join("; ")
     )
@@ -286,7 +291,7 @@ fn list() -> String {
     let kind_of = |o: &Origin| match o {
         Origin::Auto => "fastcrypt default".to_string(),
         Origin::Backend => "fastcrypt backend".to_string(),
-        Origin::Reference => "fastcrypt reference".to_string(),
+        Origin::Reference(_) => "fastcrypt reference".to_string(),
         Origin::Peer(g) => format!("peer ({g})"),
     };
     let mut out = String::new();
@@ -309,6 +314,11 @@ fn list() -> String {
                 .join(","),
             backends.fastest
         ));
+        if let Some(about) = a.rows.about() {
+            for line in about.lines() {
+                out.push_str(&format!("  {line}\n"));
+            }
+        }
         let available = backends.rows.iter().filter(|b| b.available).count();
         out.push_str(&format!(
             "  fastcrypt backends available here: {available} of {}\n",

@@ -40,7 +40,7 @@ fn check_backends(names: &Selection, algos: &[&'static Algorithm]) -> Result<(),
         let backends = (a.backends)().rows.into_iter().map(|b| b.name);
         let references = (a.implementations)()
             .into_iter()
-            .filter(|i| i.origin == Origin::Reference)
+            .filter(|i| matches!(i.origin, Origin::Reference(_)))
             .map(|i| i.name);
         for name in backends.chain(references) {
             if !valid.contains(&name) {
@@ -99,7 +99,7 @@ pub fn cells(args: &SpeedArgs, algos: &[&'static Algorithm]) -> Result<Vec<Cell>
         for &size in &sizes {
             for imp in (algo.implementations)() {
                 let chosen = match &imp.origin {
-                    Origin::Auto | Origin::Backend | Origin::Reference => backends.has(imp.name),
+                    Origin::Auto | Origin::Backend | Origin::Reference(_) => backends.has(imp.name),
                     Origin::Peer(group) => peers.has(group),
                 } || in_pair(imp.name);
                 if !chosen {
@@ -113,7 +113,14 @@ pub fn cells(args: &SpeedArgs, algos: &[&'static Algorithm]) -> Result<Vec<Cell>
                         ));
                     }
                 }
-                cells.push(Cell::new(ai, size, imp.name, imp.origin, imp.op));
+                cells.push(Cell::new(
+                    ai,
+                    size,
+                    algo.rows.bytes(size),
+                    imp.name,
+                    imp.origin,
+                    imp.op,
+                ));
             }
         }
     }

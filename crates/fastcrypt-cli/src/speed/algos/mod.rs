@@ -9,8 +9,14 @@
 //! Conventions that keep the options uniform across algorithms:
 //! - rows are `auto` (the library's default constructor), then every entry
 //!   of the library's `Backend::ALL` (unavailable ones as n/a, never
-//!   dropped), then, for a variant of a primitive (`sha1dc`), the plain
-//!   primitive's `auto` as the reference row, then the peers;
+//!   dropped), then, for a variant of a primitive (`sha1dc`, the
+//!   multi-buffer `sha1-many`), the plain primitive's `auto` as the
+//!   reference row, then the peers;
+//! - a size is one message's length unless the algorithm says otherwise:
+//!   pbkdf2-sha1's is the derived key's (and `sweeps: false`), and
+//!   `RowNames::Custom` lets a size pick a workload (sha1-many's message
+//!   sets), naming its rows and counting the bytes of one operation, which
+//!   is what MB/s and cycles/B count;
 //! - each algorithm's main OpenSSL row is called `openssl`, so `--compare
 //!   openssl,auto` covers them all; other OpenSSL rows get a suffix
 //!   (`openssl-evp`); a peer that cannot run here (OpenSSL's RC4 without
@@ -30,12 +36,15 @@ mod hmac_sha1;
 mod pbkdf2_sha1;
 mod rc4;
 mod sha1;
+mod sha1_many;
 mod sha1dc;
 
 /// Every algorithm `fastcrypt speed` knows, in the order it lists them.
 pub static ALL: &[&Algorithm] = &[
     &sha1::ALGORITHM,
     &sha1dc::ALGORITHM,
+    &sha1_many::SHA1_MANY,
+    &sha1_many::SHA1DC_MANY,
     &hmac_sha1::ALGORITHM,
     &pbkdf2_sha1::ALGORITHM,
     &rc4::ALGORITHM,
@@ -54,7 +63,8 @@ pub struct Algorithm {
     pub go_family: &'static str,
     /// Sizes measured when `--sizes` is not given.
     pub default_sizes: &'static [usize],
-    /// The row names, e.g. `Hash8Bytes`, `Hash1K`, `RC4_128`.
+    /// The row names, e.g. `Hash8Bytes`, `Hash1K`, `RC4_128`, and for an
+    /// algorithm whose size is not one message's length, what it means.
     pub rows: RowNames,
     /// Whether `--sweep` measures it: false where the size is not a
     /// message length (pbkdf2-sha1's is the derived key's).
@@ -77,9 +87,12 @@ pub enum Origin {
     /// A fastcrypt backend forced by name.
     Backend,
     /// fastcrypt's `auto` of the plain primitive a variant builds on
-    /// (plain SHA-1 in `sha1dc`): ratios to it are the variant's cost.
-    /// `--backend` selects it, by its row name or with `all`.
-    Reference,
+    /// (plain SHA-1 in `sha1dc`): ratios to it are the variant's cost, or
+    /// its gain. `--backend` selects it, by its row name or with `all`.
+    /// The text says how the reference differs from the variant, for the
+    /// tables: `plain` (no detection), `one stream` (one message at a time
+    /// where the variant hashes many at once).
+    Reference(&'static str),
     /// Another library; the group is what `--peers` names (`openssl`, ...).
     Peer(&'static str),
 }
@@ -128,9 +141,15 @@ impl Implementation {
     /// The reference row (see [`Origin::Reference`]), named after the
     /// plain primitive.
     pub fn reference(name: &'static str, op: Box<dyn Op>) -> Self {
+        Self::reference_as(name, "plain", op)
+    }
+
+    /// A reference row that differs from the variant in `how`, e.g. `one
+    /// stream`.
+    pub fn reference_as(name: &'static str, how: &'static str, op: Box<dyn Op>) -> Self {
         Implementation {
             name,
-            origin: Origin::Reference,
+            origin: Origin::Reference(how),
             op: Ok(op),
             about: "",
         }
@@ -171,11 +190,18 @@ fn unavailable_text<B: PrimitiveBackend>(b: B) -> String {
     }
 }
 
-/// A measured operation. One call runs `iters` operations on `buf` (whose
-/// length is the size being measured); hashes read it, ciphers transform it
-/// in place. The loop lives inside the implementation so that the per-op
-/// cost includes no dynamic call.
+/// A measured operation. One call runs `iters` operations on `buf`, the
+/// input of one operation: `size` bytes, or for [`RowNames::Custom`] the
+/// bytes it says (a whole message set); hashes read it, ciphers transform
+/// it in place. The loop lives inside the implementation so that the
+/// per-op cost includes no dynamic call.
 pub trait Op {
+    /// Called once per table cell, before anything is timed, with the
+    /// cell's size: an operation whose input is not one message (a set of
+    /// messages laid out in `buf`) learns its layout here, outside the
+    /// measured loop. Most operations need nothing.
+    fn prepare(&mut self, _size: usize) {}
+
     fn run(&mut self, buf: &mut [u8], iters: u64);
 }
 
@@ -198,13 +224,31 @@ pub fn op(f: impl FnMut(&mut [u8]) + 'static) -> Box<dyn Op> {
     Box::new(Looped(f))
 }
 
-/// How an algorithm names its rows, in Go's style.
+/// How an algorithm names its rows, in Go's style, and what one operation
+/// at a size processes.
 #[derive(Clone, Copy, Debug)]
 pub enum RowNames {
     /// `Hash8Bytes`, `Hash320Bytes`, `Hash1K`, `Hash8K`.
     Hash,
     /// The prefix and the size: `RC4_128`, `RC4_1K`, `Seal_8K`.
     Prefixed(&'static str),
+    /// A size that selects a workload rather than a message length
+    /// (`sha1-many`'s message sets): the algorithm names the rows, counts
+    /// the bytes of one operation and says what its sizes mean.
+    Custom(&'static CustomRows),
+}
+
+/// See [`RowNames::Custom`].
+#[derive(Debug)]
+pub struct CustomRows {
+    /// The row name at a size, e.g. `Many64x1K`.
+    pub name: fn(usize) -> String,
+    /// The bytes one operation at a size processes: the length of the
+    /// buffer the engine hands the operation, and what MB/s and cycles/B
+    /// count.
+    pub bytes: fn(usize) -> usize,
+    /// What the sizes mean, for `--list` (a few lines, no indentation).
+    pub about: fn() -> String,
 }
 
 impl RowNames {
@@ -213,12 +257,30 @@ impl RowNames {
         let (prefix, suffix) = match self {
             RowNames::Hash => ("Hash", "Bytes"),
             RowNames::Prefixed(prefix) => (prefix, ""),
+            RowNames::Custom(c) => return (c.name)(size),
         };
         let text = super::options::size_text(size);
         if text.ends_with(|c: char| c.is_ascii_digit()) {
             format!("{prefix}{text}{suffix}")
         } else {
             format!("{prefix}{text}")
+        }
+    }
+
+    /// The bytes one operation at `size` processes: `size` itself, except
+    /// where [`RowNames::Custom`] says otherwise.
+    pub fn bytes(self, size: usize) -> usize {
+        match self {
+            RowNames::Hash | RowNames::Prefixed(_) => size,
+            RowNames::Custom(c) => (c.bytes)(size),
+        }
+    }
+
+    /// What the sizes mean, when they are not message lengths.
+    pub fn about(self) -> Option<String> {
+        match self {
+            RowNames::Hash | RowNames::Prefixed(_) => None,
+            RowNames::Custom(c) => Some((c.about)()),
         }
     }
 }

@@ -13,7 +13,7 @@ fn csv_field(s: &str) -> String {
 
 pub fn render(run: &Run) -> String {
     let mut out = String::from(
-        "algorithm,size,benchmark,implementation,origin,status,ns_per_op,ns_per_op_min,ns_per_op_max,mb_per_s,cycles_per_byte,iterations_per_sample,samples,note\n",
+        "algorithm,size,benchmark,implementation,origin,status,ns_per_op,ns_per_op_min,ns_per_op_max,mb_per_s,cycles_per_byte,iterations_per_sample,samples,note,bytes_per_op\n",
     );
     for c in &run.cells {
         let algo = run.algos[c.algo];
@@ -31,8 +31,8 @@ pub fn render(run: &Run) -> String {
                     format!("{:.3}", s.median),
                     format!("{:.3}", s.min),
                     format!("{:.3}", s.max),
-                    s.mb_s(c.size).map_or(String::new(), |m| format!("{m:.3}")),
-                    cycles_per_byte(run, &s, c.size).map_or(String::new(), |x| format!("{x:.3}")),
+                    s.mb_s(c.bytes).map_or(String::new(), |m| format!("{m:.3}")),
+                    cycles_per_byte(run, &s, c.bytes).map_or(String::new(), |x| format!("{x:.3}")),
                     r.iters.to_string(),
                     s.n.to_string(),
                     String::new(),
@@ -48,6 +48,8 @@ pub fn render(run: &Run) -> String {
                 f.extend(std::iter::repeat_n(String::new(), 8));
             }
         }
+        // Last, so that the columns before it keep their places.
+        f.push(c.bytes.to_string());
         let line: Vec<String> = f.iter().map(|x| csv_field(x)).collect();
         out.push_str(&line.join(","));
         out.push('\n');

@@ -32,7 +32,7 @@ pub fn render(run: &Run) -> String {
             State::Runnable(r) => {
                 for &ns in &r.samples {
                     let ghz = run.header.clock.ghz();
-                    out.push_str(&result_line(&name, width, r.iters, ns, c.size, ghz));
+                    out.push_str(&result_line(&name, width, r.iters, ns, c.bytes, ghz));
                     out.push('\n');
                 }
             }

@@ -21,6 +21,7 @@ fn value(run: &Run) -> Value {
             let mut v = json!({
                 "algorithm": algo.name,
                 "size": c.size,
+                "bytes_per_op": c.bytes,
                 "benchmark": algo.rows.name(c.size),
                 "go_name": go_name(run, c),
                 "implementation": c.name,
@@ -37,9 +38,9 @@ fn value(run: &Run) -> Value {
                     v["samples_ns_per_op"] = json!(r.samples);
                     if let Some(s) = s {
                         v["ns_per_op"] = json!({"median": s.median, "min": s.min, "max": s.max});
-                        v["mb_per_s"] = json!(s.mb_s(c.size));
+                        v["mb_per_s"] = json!(s.mb_s(c.bytes));
                         if h.clock.ghz().is_some() {
-                            v["cycles_per_byte"] = json!(cycles_per_byte(run, &s, c.size));
+                            v["cycles_per_byte"] = json!(cycles_per_byte(run, &s, c.bytes));
                         }
                     }
                 }

@@ -30,17 +30,18 @@ pub(super) fn origin_text(o: &Origin) -> String {
     match o {
         Origin::Auto => "fastcrypt".into(),
         Origin::Backend => "fastcrypt-backend".into(),
-        Origin::Reference => "fastcrypt-reference".into(),
+        Origin::Reference(_) => "fastcrypt-reference".into(),
         Origin::Peer(g) => format!("peer:{g}"),
     }
 }
 
 /// `auto (shani)` for the default choice, `sha1 auto (plain, reference)`
-/// for a reference row, the name otherwise.
+/// or `sha1 auto (one stream, reference)` for a reference row, the name
+/// otherwise.
 pub(super) fn display_name(run: &Run, c: &Cell) -> String {
     match c.origin {
         Origin::Auto => format!("auto ({})", run.header.auto[c.algo].1),
-        Origin::Reference => format!("{} auto (plain, reference)", c.name),
+        Origin::Reference(how) => format!("{} auto ({how}, reference)", c.name),
         _ => c.name.to_string(),
     }
 }
@@ -55,9 +56,10 @@ pub(super) fn go_name(run: &Run, c: &Cell) -> String {
     )
 }
 
-pub(super) fn cycles_per_byte(run: &Run, s: &Stats, size: usize) -> Option<f64> {
+/// Cycles per byte at the median, over the `bytes` one operation processes.
+pub(super) fn cycles_per_byte(run: &Run, s: &Stats, bytes: usize) -> Option<f64> {
     let ghz = run.header.clock.ghz()?;
-    (size > 0).then(|| s.median * ghz / size as f64)
+    (bytes > 0).then(|| s.median * ghz / bytes as f64)
 }
 
 /// The header as `(key, value)` lines, for the formats that print it whole.
@@ -111,9 +113,9 @@ pub(super) fn compare_rows(run: &Run, ai: usize) -> Option<(Vec<CmpRow>, RoundsU
             run.cells
                 .iter()
                 .find(|c| c.algo == ai && c.size == size && c.name == name)
-                .and_then(|c| c.runner())
+                .and_then(|c| Some((c.runner()?, c.bytes)))
         };
-        let (Some(ra), Some(rb)) = (find(a), find(b)) else {
+        let (Some((ra, bytes)), Some((rb, _))) = (find(a), find(b)) else {
             continue;
         };
         let (Some(sa), Some(sb)) = (Stats::of(&ra.samples), Stats::of(&rb.samples)) else {
@@ -131,8 +133,8 @@ pub(super) fn compare_rows(run: &Run, ai: usize) -> Option<(Vec<CmpRow>, RoundsU
             delta: p.time_ratio - 1.0,
             same,
             mb: sa
-                .mb_s(size)
-                .zip(sb.mb_s(size))
+                .mb_s(bytes)
+                .zip(sb.mb_s(bytes))
                 .map(|(x, y)| (x, y, p.speedup)),
             mb_same: same,
         });

@@ -1,5 +1,6 @@
 //! `--plot`: MB/s against message size as SVG, one file per algorithm.
 
+use super::super::algos::RowNames;
 use super::super::options::size_text;
 use super::{display_name, Run};
 use std::path::{Path, PathBuf};
@@ -59,11 +60,16 @@ pub fn draw(run: &Run, path: &Path) -> Result<Vec<(PathBuf, &'static str)>, Stri
     for (ai, algo) in run.algos.iter().enumerate() {
         let file = plot_path(path, algo.name, several);
         let err = |e: &dyn std::fmt::Display| format!("{}: cannot draw plot: {e}", file.display());
+        // A size that picks a message set is no point on a message-size
+        // axis.
+        if let RowNames::Custom(_) = algo.rows {
+            continue;
+        }
         // One series per runnable implementation; size 0 has no place on a
         // log axis and no throughput.
         let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
         for c in run.cells.iter().filter(|c| c.algo == ai && c.size > 0) {
-            let Some(mb) = c.stats().and_then(|s| s.mb_s(c.size)) else {
+            let Some(mb) = c.stats().and_then(|s| s.mb_s(c.bytes)) else {
                 continue;
             };
             let name = display_name(run, c);

@@ -162,10 +162,10 @@ fn main_table(run: &Run, cells: &[&Cell]) -> Table {
                 row.push(ns_text(s.median));
                 row.push(ns_text(s.min));
                 row.push(ns_text(s.max));
-                row.push(s.mb_s(c.size).map_or("-".into(), |m| format!("{m:.2}")));
+                row.push(s.mb_s(c.bytes).map_or("-".into(), |m| format!("{m:.2}")));
                 if ghz {
                     row.push(
-                        cycles_per_byte(run, &s, c.size).map_or("-".into(), |x| format!("{x:.2}")),
+                        cycles_per_byte(run, &s, c.bytes).map_or("-".into(), |x| format!("{x:.2}")),
                     );
                 }
                 t.row(row);
@@ -195,14 +195,11 @@ fn sweep_table(run: &Run, cells: &[&Cell]) -> Table {
     for size in sizes {
         let mut row = vec![size.to_string(), (size / 16).to_string()];
         for (name, _) in &names {
-            let s = cells
-                .iter()
-                .find(|c| c.size == size && c.name == *name)
-                .and_then(|c| c.stats());
-            match s {
-                Some(s) => {
+            let cell = cells.iter().find(|c| c.size == size && c.name == *name);
+            match cell.and_then(|c| Some((c.stats()?, c.bytes))) {
+                Some((s, bytes)) => {
                     row.push(format!("{:.4}", s.median / 1e3));
-                    row.push(s.mb_s(size).map_or("-".into(), |m| format!("{m:.2}")));
+                    row.push(s.mb_s(bytes).map_or("-".into(), |m| format!("{m:.2}")));
                 }
                 None => {
                     row.push("-".into());
