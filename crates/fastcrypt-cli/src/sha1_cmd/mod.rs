@@ -3,8 +3,17 @@
 //! line formats, name escaping, messages on stdout and stderr, warnings
 //! and exit status (the compatibility test, tests/sha1_gnu_compat.rs,
 //! runs both). File names are raw bytes, so names that are not UTF-8
-//! work. Files are streamed in 256 KiB reads: memory stays flat for any
-//! size; `-` (or no file) is standard input.
+//! work; `-` (or no file) is standard input.
+//!
+//! Files are hashed on a pool of threads (`-j`, one per core by default;
+//! see [`pool`]), and every result is printed in argument order, after
+//! everything the inputs before it printed: stdout and stderr read as a
+//! one-file-at-a-time run's, byte for byte. Small files are read whole and
+//! hashed in batches by the multi-buffer kernels ([`Sha1Many`]); large
+//! files, standard input and anything that is not a regular file are
+//! streamed in 256 KiB reads, so memory stays bounded for any input.
+//! `-j 1` is that one-at-a-time run itself, all streamed, no threads.
+//! `--pieces` prints BitTorrent-style piece digests instead ([`pieces`]).
 //!
 //! One deliberate addition: collision detection, on by default (off with
 //! `--no-detect`, which is plain `sha1sum`). Inputs are hashed with
@@ -17,16 +26,23 @@
 mod check;
 mod gnu;
 mod out;
+mod pieces;
+mod pool;
+mod progress;
 
 use clap::{ArgMatches, Command, FromArgMatches};
+use fastcrypt::sha1::many::{self, Sha1Many};
 use fastcrypt::sha1::{Backend, Collision, DcConfig, Sha1, Sha1Dc};
 use std::ffi::OsString;
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, IsTerminal, Read};
+use std::num::NonZeroUsize;
 use std::os::unix::ffi::OsStrExt;
 
 use crate::Failure;
-use out::Out;
+use out::{Out, Sink};
+use pool::{Pipeline, Work};
+use progress::Progress;
 
 /// The options as clap parses them; [`Args`] adds the order in which the
 /// overriding ones were given, which GNU's semantics depend on.
@@ -68,10 +84,33 @@ struct Raw {
     /// With --check: warn about improperly formatted checksum lines.
     #[arg(short, long, action = clap::ArgAction::SetTrue, overrides_with = "warn")]
     warn: bool,
-    /// Backend to use (default: the fastest this CPU runs); see `fastcrypt
-    /// cpu`. fastcrypt's own option, not in sha1sum.
-    #[arg(long, value_name = "NAME")]
-    backend: Option<String>,
+    /// One-stream backend to use (default: the fastest this CPU runs);
+    /// see `fastcrypt cpu`. fastcrypt's own option, not in sha1sum.
+    ///
+    /// It hashes large files and standard input and, unless --lanes is
+    /// also given, small files and --pieces too, one stream each.
+    #[arg(long, value_name = "NAME", value_parser = parse_backend)]
+    backend: Option<Backend>,
+    /// Multi-buffer backend for the batches of small files and for
+    /// --pieces: portable, avx2, shani or avx512 (default: the fastest
+    /// this CPU runs). fastcrypt's own option.
+    #[arg(long, value_name = "NAME", value_parser = parse_lanes)]
+    lanes: Option<many::Backend>,
+    /// Hash with N threads (default: one per core); `-j 1` hashes one
+    /// file after another, streamed. Output is in argument order either
+    /// way. fastcrypt's own option.
+    #[arg(short, long, value_name = "N", value_parser = parse_jobs)]
+    jobs: Option<NonZeroUsize>,
+    /// Print one plain SHA-1 per SIZE-byte piece of FILE (BitTorrent v1
+    /// piece hashes), as `OFFSET HEX` lines. SIZE in bytes or with a K,
+    /// M or G suffix (1K = 1024). fastcrypt's own option.
+    #[arg(long, value_name = "SIZE", value_parser = pieces::parse_size)]
+    pieces: Option<usize>,
+    /// Never show the progress bar (shown otherwise on a terminal's
+    /// standard error once hashing has taken a second). fastcrypt's own
+    /// option.
+    #[arg(long, action = clap::ArgAction::SetTrue, overrides_with = "no_progress")]
+    no_progress: bool,
     /// Plain SHA-1, as sha1sum: no collision detection, no `*coll*`
     /// lines. fastcrypt's own option.
     ///
@@ -121,6 +160,39 @@ file found to be part of an attack fails even when its digest matches: \
 end, `WARNING: N collisions were detected`. --quiet still prints those; \
 --status prints nothing (the exit status tells). With --no-detect the \
 plain SHA-1 is compared, so a `*coll*` line's safe hash does not match.
+
+Parallel hashing (fastcrypt's own): files are hashed on -j N threads \
+(default: one per core) and printed in argument order, exactly as one \
+file after another would print them, errors included. Files of at most \
+1 MiB are read whole and hashed in batches (up to 256 files or 4 MiB per \
+thread) by the multi-buffer kernels, several messages at once \
+(--lanes); larger files and block devices are streamed in 256 KiB reads \
+(--backend), each on one thread. Standard input, and inputs that others \
+may read or feed too (FIFOs, sockets, character devices such as a \
+terminal or /dev/stdin), are read in their turn, one after another, as \
+without threads. -j 1 hashes one file after another, all streamed. Memory \
+stays bounded: about N times 5 MiB.
+
+Progress: when standard error is a terminal, a bar (bytes done of the \
+total, rate, time left) appears once hashing has taken a second, and is \
+cleared at the end; never when standard error is a pipe or a file, nor \
+while standard input is a terminal being read. --no-progress turns it \
+off.
+
+--pieces SIZE [FILE]: BitTorrent v1 piece hashes of FILE (or standard \
+input): one line per consecutive SIZE-byte piece, the last one shorter \
+if the length is not a multiple, as `OFFSET HEX`: the piece's starting \
+byte offset in decimal, one space, its SHA-1 in lowercase hex (`0 HEX`, \
+`262144 HEX`, ...); an empty file has no pieces and prints nothing. SIZE \
+is a number of bytes, optionally with a binary suffix K, M or G (also \
+KiB, MiB, GiB; 256K = 262144). Pieces are plain SHA-1, as BitTorrent \
+defines them: collision detection does not apply to them. One FILE only \
+(not with --check, --tag, --binary or --text); -z ends the lines with \
+NUL. The file is read in chunks of whole pieces, about 8 MiB per thread \
+(at most 64 MiB or 65536 pieces), each hashed by the multi-buffer kernels \
+on the -j threads while the next one is read; pieces larger than 64 MiB \
+are streamed one at a time. After a read error, the \
+pieces before it are printed, then the error, and the exit status is 1.
 
 Exit status: 0 when every file was hashed and none is part of a collision \
 attack or, with --check, when at least one listed file matched and none \
@@ -226,6 +298,14 @@ fn usage_check(a: &Args) -> Result<(), String> {
         Some("the --strict option is meaningful only when verifying checksums")
     } else if r.reduced_round && r.no_detect {
         Some("the --reduced-round option is meaningless with --no-detect")
+    } else if r.pieces.is_some() && check {
+        Some("the --pieces option is meaningless when verifying checksums")
+    } else if r.pieces.is_some() && a.binary.is_some() {
+        Some("the --tag, --binary and --text options are meaningless with --pieces")
+    } else if r.pieces.is_some() && r.reduced_round {
+        Some("the --reduced-round option is meaningless with --pieces (pieces are plain SHA-1)")
+    } else if r.pieces.is_some() && r.files.len() > 1 {
+        Some("the --pieces option takes one FILE")
     } else {
         None
     };
@@ -237,14 +317,51 @@ fn usage_check(a: &Args) -> Result<(), String> {
     }
 }
 
-/// How files are hashed: the backend, and whether (and how) collision
+/// `--backend`: a one-stream backend this CPU runs.
+fn parse_backend(s: &str) -> Result<Backend, String> {
+    let b: Backend = s
+        .parse()
+        .map_err(|e: fastcrypt::UnknownBackend| e.to_string())?;
+    Sha1::with_backend(b).map_err(|e| e.to_string())?;
+    Ok(b)
+}
+
+/// `--lanes`: a multi-buffer backend this CPU runs.
+fn parse_lanes(s: &str) -> Result<many::Backend, String> {
+    let b: many::Backend = s
+        .parse()
+        .map_err(|e: fastcrypt::UnknownBackend| e.to_string())?;
+    Sha1Many::with_backend(b).map_err(|e| e.to_string())?;
+    Ok(b)
+}
+
+/// The most threads `-j` takes: far more than any machine's cores, few
+/// enough that starting them cannot exhaust memory or the OS's limits.
+const MAX_JOBS: usize = 1024;
+
+/// `-j`: a thread count from 1 to [`MAX_JOBS`].
+fn parse_jobs(s: &str) -> Result<NonZeroUsize, String> {
+    let n: usize = s
+        .parse()
+        .map_err(|_| format!("invalid thread count '{s}' for -j/--jobs"))?;
+    if n > MAX_JOBS {
+        return Err(format!("-j/--jobs takes at most {MAX_JOBS} threads"));
+    }
+    NonZeroUsize::new(n).ok_or_else(|| "-j/--jobs needs at least 1 thread".to_string())
+}
+
+/// How files are hashed: the backends, and whether (and how) collision
 /// attacks are detected.
 #[derive(Clone, Copy)]
 pub struct Hashing {
-    /// The forced backend, or `None` for the fastest.
+    /// The forced one-stream backend, or `None` for the fastest.
     pub backend: Option<Backend>,
     /// The detector's switches, or `None` for plain SHA-1 (`--no-detect`).
     pub detect: Option<DcConfig>,
+    /// The multi-buffer hasher for whole small files and pieces, or
+    /// `None` when `--backend` was forced without `--lanes`: the user
+    /// asked for that one kernel, so every message is one stream on it.
+    pub many: Option<Sha1Many>,
 }
 
 /// A hasher of either kind.
@@ -273,6 +390,41 @@ impl Hashing {
             (Some(c), None) => Hasher::Detecting(Sha1Dc::new().with_config(c)),
         })
     }
+
+    /// What each of `msgs`, a whole input each, hashes to, in order: the
+    /// same as streaming them one by one would give.
+    fn hash_many(&self, msgs: &[&[u8]]) -> Vec<io::Result<Hashed>> {
+        match (self.many, self.detect) {
+            (Some(m), Some(c)) => m
+                .digest_many_dc(msgs, c)
+                .into_iter()
+                .map(|d| {
+                    Ok(Hashed {
+                        digest: d.digest,
+                        collision: d.collision,
+                    })
+                })
+                .collect(),
+            (Some(m), None) => m
+                .digest_many(msgs)
+                .into_iter()
+                .map(|digest| {
+                    Ok(Hashed {
+                        digest,
+                        collision: None,
+                    })
+                })
+                .collect(),
+            (None, _) => msgs
+                .iter()
+                .map(|m| {
+                    let mut h = self.hasher().map_err(io::Error::other)?;
+                    h.update(m);
+                    Ok(h.finalize())
+                })
+                .collect(),
+        }
+    }
 }
 
 impl Hasher {
@@ -300,59 +452,88 @@ impl Hasher {
     }
 }
 
-fn hash_reader(mut r: impl Read, how: Hashing) -> io::Result<Hashed> {
-    let mut h = how.hasher().map_err(io::Error::other)?;
-    let mut buf = vec![0u8; 256 * 1024];
+/// The size of one read when streaming.
+const READ_LEN: usize = 256 * 1024;
+
+/// Feeds the rest of `r` to `h`, reading into `buf`.
+fn hash_stream(
+    mut h: Hasher,
+    mut r: impl Read,
+    buf: &mut [u8],
+    progress: &Progress,
+) -> io::Result<Hashed> {
     loop {
-        match r.read(&mut buf) {
+        match r.read(buf) {
             Ok(0) => return Ok(h.finalize()),
-            Ok(n) => h.update(&buf[..n]),
+            Ok(n) => {
+                h.update(&buf[..n]);
+                progress.inc(n as u64);
+            }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
         }
     }
 }
 
-/// The digest of a file or, for `-`, of standard input. A directory opens
-/// and then fails to read with EISDIR, the error GNU reports.
-fn hash_path(name: &[u8], how: Hashing) -> io::Result<Hashed> {
+fn hash_reader(r: impl Read, how: Hashing, progress: &Progress) -> io::Result<Hashed> {
+    let h = how.hasher().map_err(io::Error::other)?;
+    hash_stream(h, r, &mut vec![0u8; READ_LEN], progress)
+}
+
+/// Standard input as GNU sees it: a descriptor closed at start-up
+/// (`<&-`), which Rust's runtime reopened on /dev/null, fails with
+/// EBADF, not as an empty input.
+fn stdin() -> io::Result<io::StdinLock<'static>> {
+    if crate::stdio::was_closed(0) {
+        return Err(io::Error::from_raw_os_error(libc::EBADF));
+    }
+    Ok(io::stdin().lock())
+}
+
+/// The digest of a file or, for `-`, of standard input, streamed. A
+/// directory opens and then fails to read with EISDIR, the error GNU
+/// reports.
+fn hash_path(name: &[u8], how: Hashing, progress: &Progress) -> io::Result<Hashed> {
     if name == b"-" {
-        // Closed at start-up (`<&-`), then reopened on /dev/null by
-        // Rust's runtime: GNU fails with EBADF, not an empty input's hash.
-        if crate::stdio::was_closed(0) {
-            return Err(io::Error::from_raw_os_error(libc::EBADF));
-        }
-        hash_reader(io::stdin().lock(), how)
+        hash_reader(stdin()?, how, progress)
     } else {
-        hash_reader(File::open(std::ffi::OsStr::from_bytes(name))?, how)
+        hash_reader(open(name)?, how, progress)
     }
 }
 
+fn open(name: &[u8]) -> io::Result<File> {
+    File::open(std::ffi::OsStr::from_bytes(name))
+}
+
 /// Prints `fastcrypt: NAME: REASON` to stderr, NAME quoted as GNU does.
-fn report(name: &[u8], e: &io::Error) {
-    report_reason(name, &crate::stdio::os_message(e));
+fn report(sink: &Sink<'_>, name: &[u8], e: &io::Error) {
+    report_reason(sink, name, &crate::stdio::os_message(e));
 }
 
 /// [`report`] with a reason of our own.
-fn report_reason(name: &[u8], reason: &str) {
-    eprintln!("fastcrypt: {}: {reason}", gnu::quotef(name));
+fn report_reason(sink: &Sink<'_>, name: &[u8], reason: &str) {
+    sink.say(format_args!("{}: {reason}", gnu::quotef(name)));
+}
+
+/// One thread per core, as the OS reports what this process may use.
+fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_JOBS))
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
     usage_check(&args)?;
-    let backend = args
-        .raw
-        .backend
-        .as_deref()
-        .map(|n| n.parse::<Backend>().map_err(|e| e.to_string()))
-        .transpose()?;
     let r = &args.raw;
     let how = Hashing {
-        backend,
+        backend: r.backend,
         detect: (!r.no_detect).then_some(DcConfig {
             reduced_round: r.reduced_round,
             ..DcConfig::default()
         }),
+        many: match (r.lanes, r.backend) {
+            (Some(l), _) => Some(Sha1Many::with_backend(l).map_err(|e| e.to_string())?),
+            (None, Some(_)) => None,
+            (None, None) => Some(Sha1Many::new()),
+        },
     };
     // Refuse an unavailable backend once, up front, with the reason.
     how.hasher()?;
@@ -361,69 +542,109 @@ pub fn run(args: Args) -> Result<(), Failure> {
     } else {
         r.files.iter().map(|f| f.as_bytes()).collect()
     };
+    let reads_stdin = files.contains(&&b"-"[..]);
     // GNU closes standard input at the end when it read from it, and a
     // descriptor closed at start-up (`<&-`) fails that close too.
-    let read_closed_stdin = crate::stdio::was_closed(0) && files.contains(&&b"-"[..]);
-    let mut out = Out::stdout();
-    let mut ok = true;
-    if r.check {
-        let mut checker = check::Checker {
-            how,
+    let read_closed_stdin = crate::stdio::was_closed(0) && reads_stdin;
+    let jobs = r.jobs.map_or_else(default_jobs, NonZeroUsize::get);
+    // Before anything else opens a file (the progress bar's sizing may).
+    let out = Out::stdout();
+    // A bar over what someone is typing would garble it.
+    let progress = if !r.no_progress
+        && io::stderr().is_terminal()
+        && !(reads_stdin && io::stdin().is_terminal())
+    {
+        let sizes = if r.check {
+            progress::Sizes::Lists
+        } else {
+            progress::Sizes::Files
+        };
+        Progress::start(&files, sizes)
+    } else {
+        Progress::off()
+    };
+    let mut sink = Sink {
+        out,
+        progress: &progress,
+    };
+    let mut ok = if let Some(size) = r.pieces {
+        pieces::run(files[0], size, how, jobs, r.zero, &mut sink)
+    } else if r.check {
+        let opts = check::Options {
             status: args.verbosity == Some(Verbosity::Status),
             warn: args.verbosity == Some(Verbosity::Warn),
             quiet: args.verbosity == Some(Verbosity::Quiet),
             strict: r.strict,
             ignore_missing: r.ignore_missing,
-            layout: gnu::Layout::Unknown,
         };
-        for list in files {
-            ok &= checker.check_list(list, &mut out);
-        }
+        pool::run(jobs, how, &progress, |pipe| {
+            check::check_lists(&files, &opts, pipe, &mut sink)
+        })
     } else {
         let binary = args.binary.unwrap_or(false);
-        for name in files {
-            match hash_path(name, how) {
-                Ok(Hashed {
-                    digest,
-                    collision: None,
-                }) => out.record(&gnu::hash_line(
-                    name,
-                    &crate::hex::encode(&digest),
-                    binary,
-                    r.tag,
-                    r.zero,
-                )),
-                // The line sha1cdsum prints, then the reason; nothing is
-                // lost, but the run fails (sha1cdsum exits 0 here).
-                Ok(Hashed {
-                    digest,
-                    collision: Some(c),
-                }) => {
-                    out.record(&gnu::collision_line(
-                        name,
-                        &crate::hex::encode(&digest),
-                        r.tag,
-                        r.zero,
-                    ));
-                    report_reason(name, &format!("{c}; the digest printed is the safe hash"));
-                    ok = false;
-                }
-                Err(e) => {
-                    report(name, &e);
-                    ok = false;
-                }
+        let format = |name: &[u8], h: &Hashed| {
+            let hex = crate::hex::encode(&h.digest);
+            match h.collision {
+                None => gnu::hash_line(name, &hex, binary, r.tag, r.zero),
+                Some(_) => gnu::collision_line(name, &hex, r.tag, r.zero),
             }
-        }
-    }
+        };
+        // No more threads than files: one file is hashed on this thread.
+        let jobs = jobs.min(files.len());
+        pool::run(jobs, how, &progress, |pipe| {
+            hash_files(&files, format, pipe, &mut sink)
+        })
+    };
+    progress.finish();
     if read_closed_stdin {
-        eprintln!("fastcrypt: standard input: Bad file descriptor");
+        sink.say(format_args!("standard input: Bad file descriptor"));
         ok = false;
     }
-    out.finish().map_err(|e| crate::stdio::write_error(&e))?;
+    sink.out
+        .finish()
+        .map_err(|e| crate::stdio::write_error(&e))?;
     if ok {
         Ok(())
     } else {
         // Every failure has been reported on its own line, as GNU does.
         Err(Failure::Reported)
     }
+}
+
+/// Hashes `files` and prints a line (or an error) for each, in order;
+/// true when every one was hashed and none is part of an attack.
+fn hash_files(
+    files: &[&[u8]],
+    format: impl Fn(&[u8], &Hashed) -> Vec<u8>,
+    pipe: &mut Pipeline<'_, usize>,
+    sink: &mut Sink<'_>,
+) -> bool {
+    let mut ok = true;
+    let mut emit = |i: usize, outcome: pool::Outcome| {
+        let name = files[i];
+        match outcome.expect("every file is hashed") {
+            Ok(h) => {
+                sink.record(&format(name, &h));
+                // The line sha1cdsum prints, then the reason; nothing is
+                // lost, but the run fails (sha1cdsum exits 0 here).
+                if let Some(c) = h.collision {
+                    report_reason(
+                        sink,
+                        name,
+                        &format!("{c}; the digest printed is the safe hash"),
+                    );
+                    ok = false;
+                }
+            }
+            Err(e) => {
+                report(sink, name, &e);
+                ok = false;
+            }
+        }
+    };
+    for (i, &name) in files.iter().enumerate() {
+        pipe.submit(i, Work::of(name), &mut emit);
+    }
+    pipe.finish(&mut emit);
+    ok
 }

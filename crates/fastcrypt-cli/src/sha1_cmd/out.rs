@@ -64,3 +64,25 @@ impl Out {
         }
     }
 }
+
+/// Where `fastcrypt sha1` writes: results to standard output through
+/// [`Out`], messages to standard error, both kept clear of the progress
+/// bar (which is drawn on standard error) so that no line is torn by it.
+pub struct Sink<'p> {
+    pub out: Out,
+    pub progress: &'p super::progress::Progress,
+}
+
+impl Sink<'_> {
+    /// One record on standard output.
+    pub fn record(&mut self, bytes: &[u8]) {
+        let out = &mut self.out;
+        self.progress.around_stdout(|| out.record(bytes));
+    }
+
+    /// `fastcrypt: MESSAGE` on standard error.
+    pub fn say(&self, message: std::fmt::Arguments<'_>) {
+        self.progress
+            .around_stderr(|| eprintln!("fastcrypt: {message}"));
+    }
+}
