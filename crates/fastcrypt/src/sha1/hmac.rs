@@ -264,12 +264,7 @@ impl HmacSha1 {
     /// (any length) from `salt` and `iterations` (see
     /// [`pbkdf2_hmac_sha1`]). The absorbed input, if any, is ignored.
     pub fn pbkdf2(&self, salt: &[u8], iterations: u32, out: &mut [u8]) -> Result<(), Pbkdf2Error> {
-        if iterations == 0 {
-            return Err(Pbkdf2Error::ZeroIterations);
-        }
-        if out.len() as u64 > u64::from(u32::MAX) * DIGEST_LEN as u64 {
-            return Err(Pbkdf2Error::OutputTooLong);
-        }
+        check_pbkdf2_args(iterations, out.len())?;
         // Output blocks two at a time: each is a chain of dependent
         // compressions, and a kernel runs two chains in the time of one.
         for (n, pair) in out.chunks_mut(2 * DIGEST_LEN).enumerate() {
@@ -310,13 +305,33 @@ impl HmacSha1 {
     }
 
     /// `U_1` of output block `index`: the MAC of `salt || INT(index)`.
-    fn first_u(&self, salt: &[u8], index: u32) -> [u32; 5] {
+    pub(crate) fn first_u(&self, salt: &[u8], index: u32) -> [u32; 5] {
         let mut mac = self.clone();
         mac.reset();
         mac.update(salt);
         mac.update(index.to_be_bytes());
         mac.finalize_words()
     }
+
+    /// The chaining values after `key ^ ipad` and `key ^ opad`, for the
+    /// batch PBKDF2 (`sha1::many`), whose lanes each start from another
+    /// password's.
+    pub(crate) fn keyed_states(&self) -> (&[u32; 5], &[u32; 5]) {
+        (&self.inner_key, &self.outer_key)
+    }
+}
+
+/// The arguments PBKDF2 refuses: no iterations (RFC 8018 requires a
+/// positive count), or an output of more than `2^32 - 1` blocks (the
+/// block index is 32 bits).
+pub(crate) fn check_pbkdf2_args(iterations: u32, out_len: usize) -> Result<(), Pbkdf2Error> {
+    if iterations == 0 {
+        return Err(Pbkdf2Error::ZeroIterations);
+    }
+    if out_len as u64 > u64::from(u32::MAX) * DIGEST_LEN as u64 {
+        return Err(Pbkdf2Error::OutputTooLong);
+    }
+    Ok(())
 }
 
 /// A block with SHA-1's padding for a 20-byte message after one key
@@ -404,7 +419,9 @@ pub fn hmac_sha1(key: &[u8], data: &[u8]) -> [u8; DIGEST_LEN] {
 /// (two at a time; SHA-NI interleaves the two, the other backends run
 /// them in turn), so a 32-byte WPA2 key costs about what a 20-byte one
 /// does on SHA-NI. Use [`HmacSha1::with_backend`] and
-/// [`HmacSha1::pbkdf2`] to force a backend.
+/// [`HmacSha1::pbkdf2`] to force a backend. For many passwords with one
+/// salt and count, [`Sha1Many::pbkdf2_hmac_sha1`](super::Sha1Many::pbkdf2_hmac_sha1)
+/// runs their chains side by side in SIMD lanes.
 ///
 /// ```
 /// // IEEE 802.11i-2004, H.4.1: WPA2-PSK from passphrase and SSID.

@@ -80,7 +80,7 @@ mod x86_shani;
 #[cfg(fastcrypt_x86)]
 mod x86_ssse3;
 
-pub use many::{digest_many, digest_pieces, Sha1Many};
+pub use many::{digest_many, digest_pieces, pbkdf2_hmac_sha1_many, Sha1Many};
 
 pub use hmac::{hmac_sha1, pbkdf2_hmac_sha1, HmacSha1, MacError, Pbkdf2Error};
 

@@ -2,11 +2,13 @@
 //! files), Wycheproof, the IEEE 802.11i WPA2 values, and differentials
 //! against RustCrypto (`hmac` + `pbkdf2` over `sha1`) and OpenSSL on random
 //! keys, messages, salts, iteration counts and output lengths. Every test
-//! runs on every backend.
+//! runs on every backend: `sha1::Backend` for the one-password forms,
+//! `sha1::many::Backend` for the batch (`Sha1Many::pbkdf2_hmac_sha1`).
 
 use super::common::{
     assignments, backend_api, check_eq, per_backend, read_testdata, rng, TestResult,
 };
+use fastcrypt::sha1::many::{self, Sha1Many};
 use fastcrypt::sha1::{Backend, HmacSha1, MacError, Pbkdf2Error};
 use libtest_mimic::Trial;
 use rand::Rng;
@@ -28,6 +30,15 @@ pub fn register(trials: &mut Vec<Trial>) {
         pbkdf2_differential,
     );
     per_backend(trials, "pbkdf2_sha1_arguments", pbkdf2_arguments);
+    per_backend(trials, "pbkdf2_sha1_many_rfc6070", many_rfc6070);
+    per_backend(trials, "pbkdf2_sha1_many_wpa2", many_wpa2);
+    per_backend(trials, "pbkdf2_sha1_many_batch_sizes", many_batch_sizes);
+    per_backend(
+        trials,
+        "pbkdf2_sha1_many_vs_one_rustcrypto_openssl",
+        many_differential,
+    );
+    per_backend(trials, "pbkdf2_sha1_many_arguments", many_arguments);
     trials.push(Trial::test(
         "hmac_sha1_rustcrypto_traits",
         rustcrypto_traits,
@@ -477,4 +488,234 @@ fn rustcrypto_traits() -> TestResult {
         &got,
         &rustcrypto_pbkdf2(b"password", b"salt", 9, 45),
     )
+}
+
+fn batch(b: many::Backend) -> Sha1Many {
+    Sha1Many::with_backend(b).expect("registered only when available")
+}
+
+/// The batch's keys, each checked to be what the one-password form on the
+/// portable backend (the oracle) derives, and the flat `_into` form to
+/// hold the same bytes.
+fn batch_checked<P: AsRef<[u8]>>(
+    b: many::Backend,
+    passwords: &[P],
+    salt: &[u8],
+    iterations: u32,
+    len: usize,
+    what: &str,
+) -> Result<Vec<Vec<u8>>, libtest_mimic::Failed> {
+    let h = batch(b);
+    let keys = h
+        .pbkdf2_hmac_sha1(passwords, salt, iterations, len)
+        .map_err(|e| format!("{what}: {e}"))?;
+    if keys.len() != passwords.len() {
+        return Err(format!(
+            "{what}: {} keys for {} passwords",
+            keys.len(),
+            passwords.len()
+        )
+        .into());
+    }
+    // Garbage first: every byte must be written.
+    let mut flat = vec![0xA5; passwords.len() * len];
+    h.pbkdf2_hmac_sha1_into(passwords, salt, iterations, len, &mut flat)
+        .map_err(|e| format!("{what}, into: {e}"))?;
+    check_eq(&format!("{what}, into"), &flat, &keys.concat())?;
+    for (i, (p, key)) in passwords.iter().zip(&keys).enumerate() {
+        let one = pbkdf2(Backend::Portable, p.as_ref(), salt, iterations, len);
+        check_eq(&format!("{what}, password {i}"), key, &one)?;
+    }
+    Ok(keys)
+}
+
+/// RFC 6070's cases below a million iterations, each password in a batch
+/// of others (so that it shares lanes with other passwords' chains), at
+/// the front and at the end of the batch.
+fn many_rfc6070(b: many::Backend) -> TestResult {
+    let text = read_testdata("pbkdf2/rfc-6070-PBKDF2-SHA1.txt")?;
+    let unescape = |s: &str| s.replace("\\0", "\0").into_bytes();
+    let (mut password, mut salt, mut iterations, mut len) = (None, None, None, None);
+    let mut n = 0;
+    for a in assignments(&text) {
+        match a.key {
+            "PASSWORD" => password = Some(unescape(a.value)),
+            "SALT" => salt = Some(unescape(a.value)),
+            "ITERATIONS" => iterations = Some(a.value.parse::<u32>().map_err(|e| a.bad(e))?),
+            "LENGTH" => len = Some(a.value.parse::<usize>().map_err(|e| a.bad(e))?),
+            "DERIVED_KEY" => {
+                let missing = || a.bad("incomplete case");
+                let p = password.take().ok_or_else(missing)?;
+                let s = salt.take().ok_or_else(missing)?;
+                let it = iterations.take().ok_or_else(missing)?;
+                let l = len.take().ok_or_else(missing)?;
+                if it > 1_000_000 {
+                    continue;
+                }
+                let want = a.hex()?;
+                let mut passwords: Vec<Vec<u8>> = (0..17u8).map(|i| vec![i; i.into()]).collect();
+                passwords[0].clone_from(&p);
+                passwords[16].clone_from(&p);
+                let what = format!("line {}", a.line);
+                let keys = batch_checked(b, &passwords, &s, it, l, &what)?;
+                check_eq(&format!("{what}, first"), &keys[0], &want)?;
+                check_eq(&format!("{what}, last"), &keys[16], &want)?;
+                n += 1;
+            }
+            _ => {}
+        }
+    }
+    if n != 5 {
+        return Err(format!("expected 5 RFC 6070 cases, ran {n}").into());
+    }
+    Ok(())
+}
+
+/// WPA2-PSK PMKs (IEEE 802.11i-2004 Annex H.4.1) for several candidate
+/// passphrases of one SSID: what an access point or an auditor checks.
+fn many_wpa2(b: many::Backend) -> TestResult {
+    let cases: [(&[u8], &[u8], &str); 2] = [
+        (
+            b"password",
+            b"IEEE",
+            "f42c6fc52df0ebef9ebb4b90b38a5f902e83fe1b135a70e23aed762e9710a12e",
+        ),
+        (
+            b"ThisIsAPassword",
+            b"ThisIsASSID",
+            "0dc0d6eb90555ed6419756b9a15ec3e3209b63df707dd508d14581f8982721af",
+        ),
+    ];
+    for (pass, ssid, pmk) in cases {
+        let want = hex::decode(pmk).map_err(|e| e.to_string())?;
+        let what = String::from_utf8_lossy(ssid).into_owned();
+        // The right passphrase among wrong ones, twice.
+        let mut candidates: Vec<&[u8]> = vec![b"wrong", pass, b"12345678", b"ThisIsAPassword"];
+        candidates.extend([&b"password"[..]; 9]);
+        candidates.push(pass);
+        let keys = batch_checked(b, &candidates, ssid, 4096, 32, &what)?;
+        check_eq(&format!("{what}, 2nd"), &keys[1], &want)?;
+        check_eq(&format!("{what}, last"), &keys[13], &want)?;
+        let alone = batch(b)
+            .pbkdf2_hmac_sha1(&[pass], ssid, 4096, 32)
+            .map_err(|e| e.to_string())?;
+        check_eq(&format!("{what}, alone"), &alone[0], &want)?;
+    }
+    Ok(())
+}
+
+/// Every batch size around the lane counts (SHA-NI chains, 8, 16) and
+/// their multiples, for keys of one block, of a partial block, of two
+/// (WPA2) and of three blocks: where full groups end, spare lanes fill
+/// and the last chains move to another kernel.
+fn many_batch_sizes(b: many::Backend) -> TestResult {
+    let passwords: Vec<Vec<u8>> = (0..50u8)
+        .map(|i| (0..usize::from(i) * 3).map(|j| (j as u8) ^ i).collect())
+        .collect();
+    for n in (0..=34).chain([47, 48, 49, 50]) {
+        for len in [20, 7, 32, 41, 60] {
+            let what = format!("{n} passwords, {len}-byte keys");
+            batch_checked(b, &passwords[..n], b"salt", 3, len, &what)?;
+        }
+    }
+    Ok(())
+}
+
+/// Random batches (1 to 70 passwords of 0 to 100 bytes, so some are
+/// hashed first, with duplicates), salts, iteration counts and key
+/// lengths (one to several blocks, partial last blocks) against the
+/// one-password form (in `batch_checked`), RustCrypto and, for some
+/// passwords, OpenSSL.
+fn many_differential(b: many::Backend) -> TestResult {
+    let seed = 0x4d41_4e59 ^ b as u64;
+    let mut r = rng(seed);
+    for i in 0..40 {
+        let n = match i % 4 {
+            0 => [1, 2, 3, 7, 8, 9, 15, 16, 17, 33][r.random_range(0..10)],
+            _ => r.random_range(1..=70),
+        };
+        let mut passwords: Vec<Vec<u8>> = (0..n)
+            .map(|_| (0..r.random_range(0..=100)).map(|_| r.random()).collect())
+            .collect();
+        if n > 2 {
+            passwords[n - 1] = passwords[0].clone();
+        }
+        let salt: Vec<u8> = (0..r.random_range(0..=80)).map(|_| r.random()).collect();
+        let iterations = r.random_range(1..=50);
+        let len = r.random_range(1..=70);
+        let what = format!(
+            "seed {seed:#x} case {i}: {n} passwords, {}-byte salt, {iterations} iterations, {len} bytes",
+            salt.len()
+        );
+        let keys = batch_checked(b, &passwords, &salt, iterations, len, &what)?;
+        for (j, (p, key)) in passwords.iter().zip(&keys).enumerate() {
+            check_eq(
+                &format!("{what}, password {j} vs RustCrypto"),
+                key,
+                &rustcrypto_pbkdf2(p, &salt, iterations, len),
+            )?;
+            if j % 8 == 0 {
+                check_eq(
+                    &format!("{what}, password {j} vs OpenSSL"),
+                    key,
+                    &openssl_pbkdf2(p, &salt, iterations, len),
+                )?;
+            }
+        }
+    }
+    // The one-shot helper (the fastest backend).
+    let keys =
+        many::pbkdf2_hmac_sha1_many(&[b"pw", b"wp"], b"salt", 77, 37).map_err(|e| e.to_string())?;
+    check_eq(
+        "pbkdf2_hmac_sha1_many",
+        &keys[1],
+        &rustcrypto_pbkdf2(b"wp", b"salt", 77, 37),
+    )
+}
+
+/// Refused and edge arguments: no iterations (and the output left as it
+/// was), a key too long for PBKDF2 (refused before anything is
+/// allocated), empty keys and an empty batch.
+fn many_arguments(b: many::Backend) -> TestResult {
+    let h = batch(b);
+    let mut out = [0u8; 40];
+    if h.pbkdf2_hmac_sha1_into(&["a", "b"], b"salt", 0, 20, &mut out)
+        != Err(Pbkdf2Error::ZeroIterations)
+    {
+        return Err("0 iterations accepted".into());
+    }
+    if out != [0; 40] {
+        return Err("a refused call wrote its output".into());
+    }
+    if h.pbkdf2_hmac_sha1(&["a"], b"salt", 0, 20) != Err(Pbkdf2Error::ZeroIterations) {
+        return Err("0 iterations accepted (allocating form)".into());
+    }
+    let too_long = usize::try_from(u64::from(u32::MAX) * 20 + 1).unwrap_or(usize::MAX);
+    if usize::BITS == 64 {
+        if h.pbkdf2_hmac_sha1(&["a"], b"salt", 1, too_long) != Err(Pbkdf2Error::OutputTooLong) {
+            return Err("a key of more than 2^32 - 1 blocks accepted".into());
+        }
+        if h.pbkdf2_hmac_sha1_into(&["a"], b"salt", 1, too_long, &mut [])
+            != Err(Pbkdf2Error::OutputTooLong)
+        {
+            return Err("a key of more than 2^32 - 1 blocks accepted (into)".into());
+        }
+    }
+    let empty = h
+        .pbkdf2_hmac_sha1(&["a", "b", "c"], b"salt", 5, 0)
+        .map_err(|e| e.to_string())?;
+    if empty != vec![Vec::<u8>::new(); 3] {
+        return Err(format!("empty keys: {empty:?}").into());
+    }
+    let none: [&[u8]; 0] = [];
+    if !h
+        .pbkdf2_hmac_sha1(&none, b"salt", 5, 20)
+        .map_err(|e| e.to_string())?
+        .is_empty()
+    {
+        return Err("keys for an empty batch".into());
+    }
+    h.pbkdf2_hmac_sha1_into(&none, b"salt", 5, 20, &mut [])
+        .map_err(|e| e.to_string())?;
+    Ok(())
 }

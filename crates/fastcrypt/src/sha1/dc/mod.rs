@@ -468,10 +468,12 @@ pub(crate) struct LaneCond {
     pub(crate) dvs: u32,
 }
 
-/// Every condition of [`UBC`], in its order, for the lane kernels (which
-/// test all of them: each condition is one short sequence of vector
-/// instructions for all lanes, where a prefix and a tail would branch
-/// per lane).
+/// Every condition of [`UBC`] for the lane kernels, ordered by the later
+/// of its two words (`max(a, b)`): a kernel tests each condition in the
+/// round that computes that word, when both words are still in its ring of
+/// the last 16 (no condition spans more than 8 words). The lane kernels
+/// test all of them: each is a short sequence of vector instructions for
+/// all lanes, where a prefix and a tail would branch per lane.
 #[cfg(fastcrypt_x86)]
 pub(crate) const LANE_CONDS: [LaneCond; UBC.len()] = {
     let empty = LaneCond {
@@ -484,22 +486,65 @@ pub(crate) const LANE_CONDS: [LaneCond; UBC.len()] = {
         dvs: 0,
     };
     let mut out = [empty; UBC.len()];
+    let mut n = 0;
+    let mut t = 0;
+    while t < 80 {
+        let mut k = 0;
+        while k < UBC.len() {
+            let u = &UBC[k];
+            let last = if u.a > u.b { u.a } else { u.b };
+            if last as usize == t {
+                assert!(t - (u.a as usize) < 16 && t - (u.b as usize) < 16);
+                let (shl, shr) = shifts(u);
+                out[n] = LaneCond {
+                    a: u.a as usize,
+                    b: u.b as usize,
+                    shl,
+                    shr,
+                    bit: 1 << u.i,
+                    expect: (u.c as u32) << u.i,
+                    dvs: u.dvs,
+                };
+                n += 1;
+            }
+            k += 1;
+        }
+        t += 1;
+    }
+    assert!(n == UBC.len());
+    out
+};
+
+/// For each round `t`, the first of [`LANE_CONDS`] whose later word is
+/// `W[t]`, and how many there are.
+#[cfg(fastcrypt_x86)]
+pub(crate) const LANE_CONDS_AT: [(usize, usize); 80] = {
+    let mut at = [(0, 0); 80];
     let mut k = 0;
-    while k < UBC.len() {
-        let u = &UBC[k];
-        let (shl, shr) = shifts(u);
-        out[k] = LaneCond {
-            a: u.a as usize,
-            b: u.b as usize,
-            shl,
-            shr,
-            bit: 1 << u.i,
-            expect: (u.c as u32) << u.i,
-            dvs: u.dvs,
-        };
+    while k < LANE_CONDS.len() {
+        let c = &LANE_CONDS[k];
+        let t = if c.a > c.b { c.a } else { c.b };
+        if at[t].1 == 0 {
+            at[t].0 = k;
+        }
+        at[t].1 += 1;
         k += 1;
     }
-    out
+    at
+};
+
+/// The most conditions one round tests (the bound of its unrolled loop).
+#[cfg(fastcrypt_x86)]
+pub(crate) const LANE_CONDS_MAX: usize = {
+    let mut m = 0;
+    let mut t = 0;
+    while t < 80 {
+        if LANE_CONDS_AT[t].1 > m {
+            m = LANE_CONDS_AT[t].1;
+        }
+        t += 1;
+    }
+    m
 };
 
 /// Portable steps of the filter, one condition each, before [`TAIL1`].
@@ -614,6 +659,16 @@ pub(crate) trait Forward {
 pub(crate) fn dv_difference(d: usize) -> (&'static [u32; 80], usize) {
     (&DVS[d].dm, DVS[d].test_step)
 }
+
+// Every vector is tested at step 58 or 65: the kernels keep exactly the
+// working states before those two steps.
+const _: () = {
+    let mut d = 0;
+    while d < tables::DVS.len() {
+        assert!(tables::DVS[d].test_step == 58 || tables::DVS[d].test_step == 65);
+        d += 1;
+    }
+};
 
 /// Scalar steps.
 pub(crate) struct ScalarSteps;

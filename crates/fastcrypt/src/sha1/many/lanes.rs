@@ -57,18 +57,17 @@ pub(super) trait LaneVec: Copy {
     unsafe fn nonzero_lanes(self) -> u32;
     /// Bit `i` set for each lane `i` equal in both.
     unsafe fn eq_lanes(self, o: Self) -> u32;
-    /// Bit `i` set for each lane `i` that has a bit of `bits`.
-    unsafe fn any_lanes(self, bits: u32) -> u32;
-    /// The OR of all lanes.
-    unsafe fn or_lanes(self) -> u32;
+    /// Lane `i` (below [`LANES`](Self::LANES)).
+    unsafe fn lane(self, i: usize) -> u32;
+    /// `lanes_dc::test` on this vector type, as one out-of-line function
+    /// of the kernel's (it runs for one block set in about sixteen).
+    unsafe fn test_batch(b: &super::lanes_dc::Batch, tt: usize, reduced_round: bool) -> u32;
 }
 
 /// What a compression hands out besides the new state: the collision
-/// detector's kernels keep every schedule word and the working states
-/// before steps 58 and 65 (the test steps); plain ones keep nothing.
+/// detector's kernels keep the working states before steps 58 and 65
+/// (the test steps); plain ones keep nothing.
 pub(super) trait Keep<V> {
-    /// Schedule word `t`.
-    fn w(&mut self, t: usize, v: V);
     /// The state (A..E) before step `t`, for `t` 58 and 65.
     fn state(&mut self, t: usize, s: [V; 5]);
 }
@@ -78,23 +77,45 @@ pub(super) struct NoKeep;
 
 impl<V> Keep<V> for NoKeep {
     #[inline(always)]
-    fn w(&mut self, _: usize, _: V) {}
-    #[inline(always)]
     fn state(&mut self, _: usize, _: [V; 5]) {}
 }
+
+use super::super::dc::{LANE_CONDS, LANE_CONDS_AT, LANE_CONDS_MAX};
 
 pub(super) const K: [u32; 4] = [0x5A82_7999, 0x6ED9_EBA1, 0x8F1B_BCDC, 0xCA62_C1D6];
 
 /// Round `$t`: the schedule word (in place in the 16-word ring) and the
 /// round on the names given; the caller rotates names, not values.
 macro_rules! round {
-    ($keep:ident, $w:ident, $t:expr, $a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $f:ident, $k:ident) => {
+    ($keep:ident, $kill:ident, $w:ident, $t:expr, $a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $f:ident, $k:ident) => {
         if $t >= 16 {
             $w[$t & 15] = $w[($t + 13) & 15]
                 .xor4($w[($t + 8) & 15], $w[($t + 2) & 15], $w[$t & 15])
                 .rol1();
         }
-        $keep.w($t, $w[$t & 15]);
+        if FILTER {
+            // The collision detector's conditions whose later word is
+            // this one: both words are in the ring, so no load or store.
+            unroll!(LANE_CONDS_MAX, |J| {
+                if J < LANE_CONDS_AT[$t].1 {
+                    // (Evaluated for every `J`: in range even when unused.)
+                    const C: usize = if J < LANE_CONDS_AT[$t].1 {
+                        LANE_CONDS_AT[$t].0 + J
+                    } else {
+                        0
+                    };
+                    let c = &LANE_CONDS[C];
+                    $kill = V::kill_if::<{ LANE_CONDS[C].shl }, { LANE_CONDS[C].shr }>(
+                        $kill,
+                        $w[c.a & 15],
+                        $w[c.b & 15],
+                        c.bit,
+                        c.expect,
+                        c.dvs,
+                    );
+                }
+            });
+        }
         if $t == 58 || $t == 65 {
             $keep.state($t, [$a, $b, $c, $d, $e]);
         }
@@ -110,52 +131,57 @@ macro_rules! round {
 
 /// Five rounds from `$t`, after which the names are back in their roles.
 macro_rules! rounds5 {
-    ($keep:ident, $w:ident, $t:expr, $a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $f:ident, $k:ident) => {
-        round!($keep, $w, $t, $a, $b, $c, $d, $e, $f, $k);
-        round!($keep, $w, $t + 1, $e, $a, $b, $c, $d, $f, $k);
-        round!($keep, $w, $t + 2, $d, $e, $a, $b, $c, $f, $k);
-        round!($keep, $w, $t + 3, $c, $d, $e, $a, $b, $f, $k);
-        round!($keep, $w, $t + 4, $b, $c, $d, $e, $a, $f, $k);
+    ($keep:ident, $kill:ident, $w:ident, $t:expr, $a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $f:ident, $k:ident) => {
+        round!($keep, $kill, $w, $t, $a, $b, $c, $d, $e, $f, $k);
+        round!($keep, $kill, $w, $t + 1, $e, $a, $b, $c, $d, $f, $k);
+        round!($keep, $kill, $w, $t + 2, $d, $e, $a, $b, $c, $f, $k);
+        round!($keep, $kill, $w, $t + 3, $c, $d, $e, $a, $b, $f, $k);
+        round!($keep, $kill, $w, $t + 4, $b, $c, $d, $e, $a, $f, $k);
     };
 }
 
 /// Compresses one block per lane into `s` (A..E, one message per lane);
 /// `w` holds the blocks' 16 message words, word `t` of every message in
 /// `w[t]`, and is used as the schedule ring; `keep` gets what it asks for.
+/// With `FILTER`, the collision detector's unavoidable bit conditions are
+/// tested as the schedule words appear (see `lanes_dc.rs`), and the result
+/// is each lane's mask of the disturbance vectors they rule out (zero
+/// without `FILTER`).
 ///
 /// # Safety
 ///
 /// The CPU must have the target features of `V`'s kernel, and the caller
 /// must have them enabled (this inlines into its entry point).
 #[inline(always)]
-pub(super) unsafe fn compress_block<V: LaneVec>(
+pub(super) unsafe fn compress_block<V: LaneVec, P: Keep<V>, const FILTER: bool>(
     s: &mut [V; 5],
     mut w: [V; 16],
-    keep: &mut impl Keep<V>,
-) {
+    keep: &mut P,
+) -> V {
     // SAFETY: the caller's entry point enables `V`'s features.
     unsafe {
+        let mut kill = V::splat(0);
         let [mut a, mut b, mut c, mut d, mut e] = *s;
         let k0 = V::splat(K[0]);
-        rounds5!(keep, w, 0, a, b, c, d, e, ch, k0);
-        rounds5!(keep, w, 5, a, b, c, d, e, ch, k0);
-        rounds5!(keep, w, 10, a, b, c, d, e, ch, k0);
-        rounds5!(keep, w, 15, a, b, c, d, e, ch, k0);
+        rounds5!(keep, kill, w, 0, a, b, c, d, e, ch, k0);
+        rounds5!(keep, kill, w, 5, a, b, c, d, e, ch, k0);
+        rounds5!(keep, kill, w, 10, a, b, c, d, e, ch, k0);
+        rounds5!(keep, kill, w, 15, a, b, c, d, e, ch, k0);
         let k1 = V::splat(K[1]);
-        rounds5!(keep, w, 20, a, b, c, d, e, parity, k1);
-        rounds5!(keep, w, 25, a, b, c, d, e, parity, k1);
-        rounds5!(keep, w, 30, a, b, c, d, e, parity, k1);
-        rounds5!(keep, w, 35, a, b, c, d, e, parity, k1);
+        rounds5!(keep, kill, w, 20, a, b, c, d, e, parity, k1);
+        rounds5!(keep, kill, w, 25, a, b, c, d, e, parity, k1);
+        rounds5!(keep, kill, w, 30, a, b, c, d, e, parity, k1);
+        rounds5!(keep, kill, w, 35, a, b, c, d, e, parity, k1);
         let k2 = V::splat(K[2]);
-        rounds5!(keep, w, 40, a, b, c, d, e, maj, k2);
-        rounds5!(keep, w, 45, a, b, c, d, e, maj, k2);
-        rounds5!(keep, w, 50, a, b, c, d, e, maj, k2);
-        rounds5!(keep, w, 55, a, b, c, d, e, maj, k2);
+        rounds5!(keep, kill, w, 40, a, b, c, d, e, maj, k2);
+        rounds5!(keep, kill, w, 45, a, b, c, d, e, maj, k2);
+        rounds5!(keep, kill, w, 50, a, b, c, d, e, maj, k2);
+        rounds5!(keep, kill, w, 55, a, b, c, d, e, maj, k2);
         let k3 = V::splat(K[3]);
-        rounds5!(keep, w, 60, a, b, c, d, e, parity, k3);
-        rounds5!(keep, w, 65, a, b, c, d, e, parity, k3);
-        rounds5!(keep, w, 70, a, b, c, d, e, parity, k3);
-        rounds5!(keep, w, 75, a, b, c, d, e, parity, k3);
+        rounds5!(keep, kill, w, 60, a, b, c, d, e, parity, k3);
+        rounds5!(keep, kill, w, 65, a, b, c, d, e, parity, k3);
+        rounds5!(keep, kill, w, 70, a, b, c, d, e, parity, k3);
+        rounds5!(keep, kill, w, 75, a, b, c, d, e, parity, k3);
         *s = [
             s[0].add(a),
             s[1].add(b),
@@ -163,5 +189,51 @@ pub(super) unsafe fn compress_block<V: LaneVec>(
             s[3].add(d),
             s[4].add(e),
         ];
+        kill
+    }
+}
+
+/// `n` PBKDF2-HMAC-SHA1 iterations (RFC 8018, section 5.2) on one chain
+/// per lane: `u = HMAC(u)`, `t ^= u`. Each lane has its own password,
+/// keyed once: `inner` and `outer` are the lanes' chaining values after
+/// `key ^ ipad` and `key ^ opad`. The HMAC of a 20-byte `u` is then two
+/// compressions of one block each, the 20 bytes followed by SHA-1's
+/// padding for 84 bytes (one key block and the digest): from `inner`, and
+/// from `outer` over the inner digest. The padding words are constants,
+/// so the schedule steps that read only them fold away, and the first
+/// round terms of each compression, which read only the loop-invariant
+/// key state, are hoisted out of the loop.
+///
+/// # Safety
+///
+/// As [`compress_block`].
+#[inline(always)]
+pub(super) unsafe fn pbkdf2_iterations<V: LaneVec>(
+    inner: &[V; 5],
+    outer: &[V; 5],
+    u: &mut [V; 5],
+    t: &mut [V; 5],
+    n: u32,
+) {
+    // SAFETY: the caller's entry point enables `V`'s features.
+    unsafe {
+        let pad = V::splat(0x8000_0000);
+        let zero = V::splat(0);
+        let bits = V::splat(super::super::hmac::DIGEST_BLOCK_LEN_BITS as u32);
+        let block = |d: &[V; 5]| {
+            [
+                d[0], d[1], d[2], d[3], d[4], pad, zero, zero, zero, zero, zero, zero, zero, zero,
+                zero, bits,
+            ]
+        };
+        for _ in 0..n {
+            let mut s = *inner;
+            compress_block::<_, _, false>(&mut s, block(u), &mut NoKeep);
+            *u = *outer;
+            compress_block::<_, _, false>(u, block(&s), &mut NoKeep);
+            for (t, u) in t.iter_mut().zip(u.iter()) {
+                *t = t.xor(*u);
+            }
+        }
     }
 }

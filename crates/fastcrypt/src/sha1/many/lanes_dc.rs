@@ -1,39 +1,113 @@
 //! Collision detection in the lane kernels (see `sha1::dc` for the
-//! algorithm): the unavoidable-bit-condition filter and the
-//! recompressions run on the same vectors as the rounds, one block of a
-//! different message per lane.
+//! algorithm): the unavoidable-bit-condition filter runs on the same
+//! vectors as the rounds, one block of a different message per lane, and
+//! the recompressions run on vectors of candidates.
 //!
-//! - The filter tests every condition for all lanes at once: a few vector
-//!   instructions per condition and no branch. (The one-stream kernels run
-//!   a prefix and test the rest per surviving candidate; with 16 blocks in
+//! - The filter tests every condition for all lanes at once, a few vector
+//!   instructions per condition and no branch, inside the rounds: each
+//!   condition in the round that computes its later word, when both words
+//!   are in the schedule ring's registers (`lanes::compress_block`). Kept
+//!   in memory and tested after the block, the loads and stores of the
+//!   words cost as much as the compression. (The one-stream kernels run a
+//!   prefix and test the rest per surviving candidate; with 16 blocks in
 //!   flight some lane nearly always survives a prefix, so that saves
 //!   nothing here.)
 //! - About one block in twenty of random data leaves the filter with a
-//!   candidate disturbance vector. For each vector that some lane has as a
-//!   candidate, the recompression runs for all lanes (each from its own
-//!   saved test-step state), and only the lanes that had it count: one
-//!   vectorised recompression per vector instead of one scalar one per
-//!   (block, vector).
-//! - A lane whose recompression matches is part of an attack; that block
-//!   is redone by the one-stream detector, which reports the collision,
-//!   applies the safe hash and calls back exactly as `Sha1Dc` does. Only
-//!   attack data gets there.
+//!   candidate disturbance vector, rarely two lanes of one block set with
+//!   the same one. So candidates are not tested where they arise: each
+//!   (block, vector) pair is queued in a lane of a [`Batch`] (the other
+//!   block's message words, the test-step state and the chaining values),
+//!   and a full batch is tested at once, one candidate per lane. A
+//!   recompression costs about a compression; queued, sixteen share one.
+//! - A candidate whose test matches is part of an attack; the kernel
+//!   reports its lane and block, and the one-stream detector redoes that
+//!   lane from that block (reporting the collision, applying the safe
+//!   hash, calling back exactly as `Sha1Dc` does). Only attack data gets
+//!   there.
 
-use super::super::dc::{dv_difference, LANE_CONDS};
+use super::super::dc::{dv_difference, expand};
+#[cfg(test)]
+use super::lanes::NoKeep;
 use super::lanes::{compress_block, Keep, LaneVec, K};
 
-/// What the detector keeps of a block's compression.
-pub(super) struct DcKeep<V> {
-    w: [V; 80],
+/// The most lanes a kernel has; the scratch space is sized for it.
+const MAX: usize = 16;
+
+/// Candidates waiting for their test, all with the same test step: lane
+/// `c` of each array is candidate `c` (words in lanes, as the test's
+/// vectors load them).
+pub(super) struct Batch {
+    len: usize,
+    /// The other block's message: `W ^ DM`.
+    m2: [[u32; MAX]; 80],
+    /// The working state before the test step.
+    st: [[u32; MAX]; 5],
+    ihv_in: [[u32; MAX]; 5],
+    ihv_out: [[u32; MAX]; 5],
+    /// Which lane, which block of the call.
+    lane: [usize; MAX],
+    blk: [usize; MAX],
+}
+
+/// The detector's working memory, allocated once per batch of messages
+/// (not on the stack per kernel call: short messages make short calls).
+pub(crate) struct DcScratch {
+    /// Candidates of test step 58 and of 65.
+    batches: [Batch; 2],
+}
+
+impl DcScratch {
+    pub(crate) fn new() -> alloc::boxed::Box<DcScratch> {
+        let batch = || Batch {
+            len: 0,
+            m2: [[0; MAX]; 80],
+            st: [[0; MAX]; 5],
+            ihv_in: [[0; MAX]; 5],
+            ihv_out: [[0; MAX]; 5],
+            lane: [0; MAX],
+            blk: [0; MAX],
+        };
+        alloc::boxed::Box::new(DcScratch {
+            batches: [batch(), batch()],
+        })
+    }
+}
+
+/// The lanes a detecting kernel found to be part of an attack: bit `i` of
+/// `lanes` for lane `i`, whose earliest such block in the call is
+/// `blk[i]` and whose chaining value before it was `ihv_in[i]`.
+pub(crate) struct LaneHits<const L: usize> {
+    pub(crate) lanes: u32,
+    pub(crate) blk: [usize; L],
+    pub(crate) ihv_in: [[u32; 5]; L],
+}
+
+impl<const L: usize> LaneHits<L> {
+    pub(crate) fn new() -> LaneHits<L> {
+        LaneHits {
+            lanes: 0,
+            blk: [0; L],
+            ihv_in: [[0; 5]; L],
+        }
+    }
+
+    fn add(&mut self, lane: usize, blk: usize, ihv_in: [u32; 5]) {
+        let bit = 1 << lane;
+        if self.lanes & bit == 0 || blk < self.blk[lane] {
+            self.blk[lane] = blk;
+            self.ihv_in[lane] = ihv_in;
+        }
+        self.lanes |= bit;
+    }
+}
+
+/// Keeps the test-step states.
+struct DcKeep<V> {
     s58: [V; 5],
     s65: [V; 5],
 }
 
-impl<V: Copy> Keep<V> for DcKeep<V> {
-    #[inline(always)]
-    fn w(&mut self, t: usize, v: V) {
-        self.w[t] = v;
-    }
+impl<V: LaneVec> Keep<V> for DcKeep<V> {
     #[inline(always)]
     fn state(&mut self, t: usize, s: [V; 5]) {
         if t == 58 {
@@ -44,60 +118,22 @@ impl<V: Copy> Keep<V> for DcKeep<V> {
     }
 }
 
-/// The candidate masks of the filter: lane `i` of the result has bit `d`
-/// set when no condition rules out disturbance vector `d` for lane `i`'s
-/// block.
-///
-/// # Safety
-///
-/// As [`compress_block`]: `V`'s kernel's features must be enabled.
-#[inline(always)]
-unsafe fn filter<V: LaneVec>(w: &[V; 80]) -> V {
-    // SAFETY: the caller's entry point enables `V`'s features.
-    unsafe {
-        let mut kill = V::splat(0);
-        // Two runs of at most 80 (the limit of `unroll!`).
-        const HALF: usize = LANE_CONDS.len() / 2;
-        unroll!(HALF, |I| {
-            let c = &LANE_CONDS[I];
-            kill = V::kill_if::<{ LANE_CONDS[I].shl }, { LANE_CONDS[I].shr }>(
-                kill, w[c.a], w[c.b], c.bit, c.expect, c.dvs,
-            );
-        });
-        unroll!(LANE_CONDS.len() - HALF, |I| {
-            let c = &LANE_CONDS[HALF + I];
-            kill = V::kill_if::<{ LANE_CONDS[HALF + I].shl }, { LANE_CONDS[HALF + I].shr }>(
-                kill, w[c.a], w[c.b], c.bit, c.expect, c.dvs,
-            );
-        });
-        kill.xor(V::splat(!0))
-    }
-}
-
-/// SHA-1 steps `from..to` of the message `w ^ dm` (the other block of a
-/// near-collision along a disturbance vector) from the working state `s`,
-/// in every lane.
+/// SHA-1 steps `from..to` of the messages `m` (one per lane, word `t` of
+/// each in `m[t]`) from the working states `s`.
 ///
 /// # Safety
 ///
 /// As [`compress_block`].
 #[inline(always)]
-unsafe fn forward<V: LaneVec>(
-    s: [V; 5],
-    w: &[V; 80],
-    dm: &[u32; 80],
-    from: usize,
-    to: usize,
-) -> [V; 5] {
+unsafe fn forward<V: LaneVec>(s: [V; 5], m: &[[u32; MAX]; 80], from: usize, to: usize) -> [V; 5] {
     // SAFETY: the caller's entry point enables `V`'s features.
     unsafe {
         let [mut a, mut b, mut c, mut d, mut e] = s;
         macro_rules! steps {
             ($lo:expr, $hi:expr, $k:expr, $f:ident) => {
                 let k = V::splat($k);
-                for t in from.clamp($lo, $hi)..to.clamp($lo, $hi) {
-                    let m = w[t].xor(V::splat(dm[t]));
-                    let n = a.rol5().add(V::$f(b, c, d)).add(e.add(m.add(k)));
+                for w in &m[from.clamp($lo, $hi)..to.clamp($lo, $hi)] {
+                    let n = a.rol5().add(V::$f(b, c, d)).add(e.add(V::load(w).add(k)));
                     (a, b, c, d, e) = (n, a, b.rol30(), c, d);
                 }
             };
@@ -127,87 +163,169 @@ unsafe fn eq5<V: LaneVec>(x: [V; 5], y: [V; 5]) -> u32 {
     }
 }
 
-/// The recompressions of one block per lane: for every disturbance
-/// vector some lane of `mask` has as a candidate, the test of that vector
-/// in every lane, counted for the lanes that have it. Returns the lanes
-/// where a test matched: the other block of the near-collision ends in the
-/// block's output chaining value `ihv_out`, or (with `reduced_round`)
-/// starts from its input `ihv_in`. The forward-only form of the
-/// reference's test, as `dc::check_block` explains.
+/// The five state vectors of `s` (words in lanes).
 ///
 /// # Safety
 ///
 /// As [`compress_block`].
 #[inline(always)]
-unsafe fn check<V: LaneVec>(
-    mask: V,
-    keep: &DcKeep<V>,
-    ihv_in: [V; 5],
-    ihv_out: [V; 5],
-    reduced_round: bool,
-) -> u32 {
+unsafe fn load5<V: LaneVec>(s: &[[u32; MAX]; 5]) -> [V; 5] {
     // SAFETY: the caller's entry point enables `V`'s features.
     unsafe {
-        let mut dvs = mask.or_lanes();
-        let mut hits = 0;
-        while dvs != 0 {
-            let d = dvs.trailing_zeros() as usize;
-            dvs &= dvs - 1;
-            let lanes = mask.any_lanes(1 << d);
-            let (dm, tt) = dv_difference(d);
-            let st = match tt {
-                58 => keep.s58,
-                65 => keep.s65,
-                _ => forward(ihv_in, &keep.w, &[0; 80], 0, tt),
-            };
-            let f2 = forward(st, &keep.w, dm, tt, 80);
-            let x = [
-                ihv_out[0].sub(f2[0]),
-                ihv_out[1].sub(f2[1]),
-                ihv_out[2].sub(f2[2]),
-                ihv_out[3].sub(f2[3]),
-                ihv_out[4].sub(f2[4]),
-            ];
-            let mut hit = eq5(forward(x, &keep.w, dm, 0, tt), st);
-            if reduced_round {
-                hit |= eq5(forward(ihv_in, &keep.w, dm, 0, tt), st);
-            }
-            hits |= hit & lanes;
-        }
-        hits
+        [
+            V::load(&s[0]),
+            V::load(&s[1]),
+            V::load(&s[2]),
+            V::load(&s[3]),
+            V::load(&s[4]),
+        ]
     }
 }
 
-/// Compresses one block per lane into `s`, as [`compress_block`], with
-/// collision detection: returns the lanes whose block is part of an
-/// attack (see [`check`]) and the chaining values the block started from.
+/// The test of every candidate of `b` (test step `tt`), one per lane: the
+/// other block of the near-collision ends in the block's output chaining
+/// value, or (with `reduced_round`) starts from its input. The
+/// forward-only form of the reference's test, as `dc::check_block`
+/// explains. Returns the candidates that match (bit `c` for `c`).
 ///
 /// # Safety
 ///
 /// As [`compress_block`].
 #[inline(always)]
-pub(super) unsafe fn compress_block_dc<V: LaneVec>(
+pub(super) unsafe fn test<V: LaneVec>(b: &Batch, tt: usize, reduced_round: bool) -> u32 {
+    // SAFETY: the caller's entry point enables `V`'s features.
+    unsafe {
+        let st = load5::<V>(&b.st);
+        let out = load5::<V>(&b.ihv_out);
+        let f2 = forward(st, &b.m2, tt, 80);
+        let x = [
+            out[0].sub(f2[0]),
+            out[1].sub(f2[1]),
+            out[2].sub(f2[2]),
+            out[3].sub(f2[3]),
+            out[4].sub(f2[4]),
+        ];
+        let mut hit = eq5(forward(x, &b.m2, 0, tt), st);
+        if reduced_round {
+            hit |= eq5(forward(load5::<V>(&b.ihv_in), &b.m2, 0, tt), st);
+        }
+        // Lanes past the queued candidates hold stale entries.
+        hit & ((1u64 << b.len) - 1) as u32
+    }
+}
+
+/// Tests the queued candidates of batch `k` (test step 58, or 65 for
+/// `k == 1`) and empties it; matches go to `hits`.
+///
+/// # Safety
+///
+/// As [`compress_block`].
+#[inline(always)]
+unsafe fn flush<V: LaneVec, const L: usize>(
+    scratch: &mut DcScratch,
+    k: usize,
+    reduced_round: bool,
+    hits: &mut LaneHits<L>,
+) {
+    let b = &mut scratch.batches[k];
+    if b.len == 0 {
+        return;
+    }
+    // SAFETY: the caller's entry point enables `V`'s features.
+    let mut hit = unsafe { V::test_batch(b, [58, 65][k], reduced_round) };
+    while hit != 0 {
+        let c = hit.trailing_zeros() as usize;
+        hit &= hit - 1;
+        let ihv_in = core::array::from_fn(|w| b.ihv_in[w][c]);
+        hits.add(b.lane[c], b.blk[c], ihv_in);
+    }
+    b.len = 0;
+}
+
+/// Flushes both batches: the end of a kernel call.
+///
+/// # Safety
+///
+/// As [`compress_block`].
+#[inline(always)]
+pub(super) unsafe fn flush_all<V: LaneVec, const L: usize>(
+    scratch: &mut DcScratch,
+    reduced_round: bool,
+    hits: &mut LaneHits<L>,
+) {
+    // SAFETY: the caller's entry point enables `V`'s features.
+    unsafe {
+        flush::<V, L>(scratch, 0, reduced_round, hits);
+        flush::<V, L>(scratch, 1, reduced_round, hits);
+    }
+}
+
+/// Compresses block `blk` of the call, one per lane (`w`, from `data`),
+/// into `s`, as [`compress_block`] with the filter, and queues its
+/// candidates for their tests (which report to `hits` when a batch fills,
+/// or at [`flush_all`]).
+///
+/// # Safety
+///
+/// As [`compress_block`].
+#[inline(always)]
+pub(super) unsafe fn compress_block_dc<V: LaneVec, const L: usize>(
     s: &mut [V; 5],
     w: [V; 16],
+    data: &[&[u8]; L],
+    blk: usize,
+    scratch: &mut DcScratch,
     reduced_round: bool,
-) -> (u32, [V; 5]) {
+    hits: &mut LaneHits<L>,
+) {
     // SAFETY: the caller's entry point enables `V`'s features.
     unsafe {
         let ihv_in = *s;
         let zero = V::splat(0);
         let mut keep = DcKeep {
-            w: [zero; 80],
             s58: [zero; 5],
             s65: [zero; 5],
         };
-        compress_block(s, w, &mut keep);
-        let mask = filter(&keep.w);
-        let hits = if mask.nonzero_lanes() == 0 {
-            0
-        } else {
-            check(mask, &keep, ihv_in, *s, reduced_round)
-        };
-        (hits, ihv_in)
+        let kill = compress_block::<V, _, true>(s, w, &mut keep);
+        let mask = kill.xor(V::splat(!0));
+        let mut lanes = mask.nonzero_lanes();
+        if lanes == 0 {
+            return;
+        }
+        // Lanes are read from registers: a scalar load of a vector just
+        // stored would wait for the store (no forwarding across widths).
+        let out = *s;
+        while lanes != 0 {
+            let i = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            // The lane's schedule again, in scalar code: cheaper than
+            // keeping every block's in memory for the rare candidates.
+            let w = expand(&data[i][blk * 64..blk * 64 + 64]);
+            let mut dvs = mask.lane(i);
+            while dvs != 0 {
+                let d = dvs.trailing_zeros() as usize;
+                dvs &= dvs - 1;
+                let (dm, tt) = dv_difference(d);
+                let k = usize::from(tt == 65);
+                let b = &mut scratch.batches[k];
+                let c = b.len;
+                for (t, m2) in b.m2.iter_mut().enumerate() {
+                    m2[c] = w[t] ^ dm[t];
+                }
+                let st = if k == 0 { &keep.s58 } else { &keep.s65 };
+                for w in 0..5 {
+                    b.st[w][c] = st[w].lane(i);
+                    b.ihv_in[w][c] = ihv_in[w].lane(i);
+                    b.ihv_out[w][c] = out[w].lane(i);
+                }
+                b.lane[c] = i;
+                b.blk[c] = blk;
+                b.len += 1;
+                if b.len == V::LANES {
+                    flush::<V, L>(scratch, k, reduced_round, hits);
+                }
+            }
+        }
     }
 }
 
@@ -215,7 +333,7 @@ pub(super) unsafe fn compress_block_dc<V: LaneVec>(
 /// each kernel runs them with its features enabled.
 #[cfg(test)]
 pub(super) mod tests {
-    use super::super::super::dc::{expand, ubc_mask, Forward, ScalarSteps};
+    use super::super::super::dc::{ubc_mask, Forward, ScalarSteps};
     use super::*;
 
     fn xorshift(x: &mut u64) -> u32 {
@@ -223,22 +341,6 @@ pub(super) mod tests {
         *x ^= *x >> 7;
         *x ^= *x << 17;
         *x as u32
-    }
-
-    /// Word `t` of every lane's `w`, as one vector.
-    unsafe fn column<V: LaneVec>(w: &[[u32; 80]], t: usize) -> V {
-        let col: alloc::vec::Vec<u32> = w.iter().map(|w| w[t]).collect();
-        // SAFETY: the caller enables `V`'s features.
-        unsafe { V::load(&col) }
-    }
-
-    unsafe fn columns<V: LaneVec>(s: &[[u32; 5]]) -> [V; 5] {
-        let w: alloc::vec::Vec<[u32; 80]> = s
-            .iter()
-            .map(|s| core::array::from_fn(|t| if t < 5 { s[t] } else { 0 }))
-            .collect();
-        // SAFETY: the caller enables `V`'s features.
-        core::array::from_fn(|i| unsafe { column(&w, i) })
     }
 
     /// The filter's masks against the table's, lane by lane, on random
@@ -251,7 +353,7 @@ pub(super) mod tests {
     pub(in super::super) unsafe fn filter_matches_the_table<V: LaneVec>() {
         let mut x = 0x5EED_F117_u64;
         for round in 0..3000 {
-            let w: alloc::vec::Vec<[u32; 80]> = (0..V::LANES)
+            let blocks: alloc::vec::Vec<[u32; 80]> = (0..V::LANES)
                 .map(|_| {
                     let block: [u8; 64] = core::array::from_fn(|_| {
                         let r = xorshift(&mut x);
@@ -264,85 +366,76 @@ pub(super) mod tests {
                     expand(&block)
                 })
                 .collect();
+            let mut w = [[0u32; MAX]; 16];
+            for (lane, b) in blocks.iter().enumerate() {
+                for t in 0..16 {
+                    w[t][lane] = b[t];
+                }
+            }
+            let mut got = [0u32; MAX];
             // SAFETY: the caller enables `V`'s features.
-            let got = unsafe {
-                let wv: [V; 80] = core::array::from_fn(|t| column(&w, t));
-                let mut out = [0u32; 16];
-                filter(&wv).store(&mut out);
-                out
-            };
-            for (lane, w) in w.iter().enumerate() {
-                assert_eq!(got[lane], ubc_mask(w), "round {round}, lane {lane}");
+            unsafe {
+                let wv: [V; 16] = core::array::from_fn(|t| V::load(&w[t]));
+                let mut s = [V::splat(0); 5];
+                let kill = compress_block::<V, _, true>(&mut s, wv, &mut NoKeep);
+                kill.xor(V::splat(!0)).store(&mut got);
+            }
+            for (lane, b) in blocks.iter().enumerate() {
+                assert_eq!(got[lane], ubc_mask(b), "round {round}, lane {lane}");
             }
         }
     }
 
-    /// The recompression test for every disturbance vector: lanes whose
+    /// The batched test for every disturbance vector: candidates whose
     /// output chaining value was constructed to match must hit, the same
-    /// with one bit flipped must not, and with reduced-round detection a
-    /// lane whose input is the other block's must hit.
+    /// with one bit flipped must not, with reduced-round detection a
+    /// candidate whose input is the other block's must hit, and lanes past
+    /// the batch's length never count.
     ///
     /// # Safety
     ///
     /// `V`'s kernel's features must be enabled.
-    pub(in super::super) unsafe fn check_matches_the_test<V: LaneVec>() {
+    pub(in super::super) unsafe fn test_matches_the_reference<V: LaneVec>() {
         let mut x = 0x0DDC_0FFE_u64;
-        let lanes = V::LANES;
+        let mut b = DcScratch::new();
         for d in 0..32 {
             let (dm, tt) = dv_difference(d);
-            let mut w = alloc::vec::Vec::new();
-            let (mut st, mut out, mut ihv_in, mut want, mut want_rr) = (
-                alloc::vec::Vec::new(),
-                alloc::vec::Vec::new(),
-                alloc::vec::Vec::new(),
-                0,
-                0,
-            );
-            for lane in 0..lanes {
+            let b = &mut b.batches[0];
+            let (mut want, mut want_rr) = (0u32, 0u32);
+            for c in 0..V::LANES {
                 let block: [u8; 64] = core::array::from_fn(|_| xorshift(&mut x) as u8);
-                let wl = expand(&block);
-                let m2: [u32; 80] = core::array::from_fn(|t| wl[t] ^ dm[t]);
+                let w = expand(&block);
+                let m2: [u32; 80] = core::array::from_fn(|t| w[t] ^ dm[t]);
                 let ihv2: [u32; 5] = core::array::from_fn(|_| xorshift(&mut x));
-                let s = ScalarSteps.forward(ihv2, &m2, 0, tt);
-                let f2 = ScalarSteps.forward(s, &m2, tt, 80);
-                let mut o: [u32; 5] = core::array::from_fn(|i| ihv2[i].wrapping_add(f2[i]));
+                let st = ScalarSteps.forward(ihv2, &m2, 0, tt);
+                let f2 = ScalarSteps.forward(st, &m2, tt, 80);
+                let mut out: [u32; 5] = core::array::from_fn(|i| ihv2[i].wrapping_add(f2[i]));
                 let mut input: [u32; 5] = core::array::from_fn(|_| xorshift(&mut x));
-                match lane % 3 {
-                    0 => want |= 1 << lane,
-                    1 => o[lane % 5] ^= 1 << (lane % 32),
+                match c % 3 {
+                    0 => want |= 1 << c,
+                    1 => out[c % 5] ^= 1 << (c % 32),
                     _ => {
-                        o[0] ^= 1;
+                        out[0] ^= 1;
                         input = ihv2;
-                        want_rr |= 1 << lane;
+                        want_rr |= 1 << c;
                     }
                 }
-                w.push(wl);
-                st.push(s);
-                out.push(o);
-                ihv_in.push(input);
+                for (col, x) in b.m2.iter_mut().zip(m2) {
+                    col[c] = x;
+                }
+                for i in 0..5 {
+                    b.st[i][c] = st[i];
+                    b.ihv_in[i][c] = input[i];
+                    b.ihv_out[i][c] = out[i];
+                }
             }
-            // SAFETY: the caller enables `V`'s features.
-            unsafe {
-                let keep = DcKeep {
-                    w: core::array::from_fn(|t| column(&w, t)),
-                    s58: columns(&st),
-                    s65: columns(&st),
-                };
-                let mask = V::splat(1 << d);
-                let (ihv_in, out) = (columns(&ihv_in), columns(&out));
-                assert_eq!(check(mask, &keep, ihv_in, out, false), want, "DV {d}");
-                assert_eq!(
-                    check(mask, &keep, ihv_in, out, true),
-                    want | want_rr,
-                    "DV {d}, reduced-round"
-                );
-                // A lane without the candidate never counts.
-                let other = V::splat(1 << ((d + 1) % 32));
-                assert_eq!(
-                    check(other, &keep, ihv_in, out, true) & want,
-                    0,
-                    "DV {d}, masked"
-                );
+            for len in [V::LANES, 1, 3] {
+                b.len = len;
+                let live = ((1u64 << len) - 1) as u32;
+                // SAFETY: the caller enables `V`'s features.
+                let (got, got_rr) = unsafe { (test::<V>(b, tt, false), test::<V>(b, tt, true)) };
+                assert_eq!(got, want & live, "DV {d}, {len} candidates");
+                assert_eq!(got_rr, (want | want_rr) & live, "DV {d} reduced, {len}");
             }
         }
     }

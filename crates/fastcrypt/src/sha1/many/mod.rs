@@ -51,6 +51,9 @@ mod x86_avx2;
 #[cfg(fastcrypt_x86)]
 mod x86_avx512;
 
+pub(crate) mod pbkdf2;
+pub use pbkdf2::pbkdf2_hmac_sha1_many;
+
 define_backends! {
     primitive: "sha1-many";
     /// The one-stream portable code, one message after another: the
@@ -81,11 +84,10 @@ pub(crate) trait Lanes<const L: usize>: Copy {
 }
 
 /// A lane kernel with collision detection (see `lanes_dc.rs`): as
-/// [`Lanes::compress`], but it stops after the first block in which some
-/// lane's block is part of an attack. Returns how many blocks it
-/// compressed and those lanes (bit `i` for lane `i`); when there are any,
-/// `ihv_in` holds every lane's chaining value before that last block, for
-/// the one-stream detector to redo it.
+/// [`Lanes::compress`], and the lanes whose blocks are part of an attack
+/// go to `hits` (with the earliest such block and the chaining value
+/// before it), for the one-stream detector to redo from there.
+#[cfg(fastcrypt_x86)]
 pub(crate) trait DcLanes<const L: usize>: Copy {
     fn compress_dc(
         self,
@@ -93,8 +95,9 @@ pub(crate) trait DcLanes<const L: usize>: Copy {
         data: &[&[u8]; L],
         blocks: usize,
         reduced_round: bool,
-        ihv_in: &mut [[u32; L]; 5],
-    ) -> (usize, u32);
+        scratch: &mut lanes_dc::DcScratch,
+        hits: &mut lanes_dc::LaneHits<L>,
+    );
 }
 
 /// A message to hash, or one part-way through: what one kernel hands the
@@ -330,6 +333,9 @@ impl Engine<1> for DcOne {
 struct DcLaneEngine<K> {
     kernel: K,
     one: DcOne,
+    /// Allocated at the first kernel call: a batch that hands everything
+    /// to the one-stream detector needs none.
+    scratch: Option<alloc::boxed::Box<lanes_dc::DcScratch>>,
 }
 
 #[cfg(fastcrypt_x86)]
@@ -344,24 +350,26 @@ impl<const L: usize, K: DcLanes<L>> Engine<L> for DcLaneEngine<K> {
         offsets: &[usize; L],
         found: &mut [Found; L],
     ) -> usize {
-        let mut ihv_in = [[0u32; L]; 5];
+        let scratch = self.scratch.get_or_insert_with(lanes_dc::DcScratch::new);
+        let mut hits = lanes_dc::LaneHits::new();
         let reduced = self.one.cfg.reduced_round;
-        let (done, hits) = self
-            .kernel
-            .compress_dc(state, data, blocks, reduced, &mut ihv_in);
-        // Idle lanes hash a busy lane's blocks: only busy lanes count.
-        let mut hits = hits & busy;
-        while hits != 0 {
-            let i = hits.trailing_zeros() as usize;
-            hits &= hits - 1;
-            let at = (done - 1) * BLOCK_LEN;
-            let mut s = lane_state(&ihv_in, i);
-            let block = &data[i][at..at + BLOCK_LEN];
+        self.kernel
+            .compress_dc(state, data, blocks, reduced, scratch, &mut hits);
+        // Idle lanes hash a busy lane's blocks: only busy lanes count. A
+        // lane with an attack block is redone from there: with the safe
+        // hash, the blocks after it were compressed from a void state.
+        let mut lanes = hits.lanes & busy;
+        while lanes != 0 {
+            let i = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            let at = hits.blk[i] * BLOCK_LEN;
+            let mut s = hits.ihv_in[i];
+            let rest = &data[i][at..blocks * BLOCK_LEN];
             self.one
-                .detect(&mut s, offsets[i] + at, block, &mut found[i]);
+                .detect(&mut s, offsets[i] + at, rest, &mut found[i]);
             set_lane_state(state, i, s);
         }
-        done
+        blocks
     }
     fn out(words: &[u32; 5], found: &Found) -> DcDigest {
         dc_out(words, found)
@@ -466,10 +474,12 @@ fn narrow(jobs: Jobs<'_, '_>, out: &mut [[u8; DIGEST_LEN]]) {
 
 /// How many busy lanes of an `L`-lane kernel are not worth keeping when
 /// no message is left to start: the narrower kernel finishes them
-/// sooner. With SHA-NI, [`SHANI_CHAINS`] chains hash about as fast as
-/// half-full lanes (measured, see BENCHMARKS.md's sha1-many table);
-/// without it, one stream on the fastest one-stream kernel hashes about
-/// as fast as one busy lane of eight.
+/// sooner. Measured on an AMD EPYC Zen 4 (64 messages of 8 KiB, `speed
+/// sha1-many`): 16 full lanes hash ~5.4 GB/s, ~340 MB/s per lane, and
+/// [`SHANI_CHAINS`] SHA-NI chains ~3.8 GB/s, so chains win below about
+/// eleven busy lanes; half the lanes leaves a margin for CPUs whose SHA
+/// unit is slower. Without SHA-NI the fallback is one stream of the
+/// fastest one-stream kernel, about as fast as one busy lane of eight.
 #[cfg(fastcrypt_x86)]
 fn hand_off(lanes: usize) -> usize {
     if crate::cpu::ShaNiToken::get().is_some() {
@@ -480,6 +490,7 @@ fn hand_off(lanes: usize) -> usize {
 }
 
 /// Finishes detecting jobs on the fastest one-stream detector.
+#[cfg(fastcrypt_x86)]
 fn dc_one_stream(cfg: DcConfig) -> impl FnOnce(Jobs<'_, '_>, &mut [DcDigest]) {
     move |jobs, out| {
         let (_, kernel) = super::Backend::auto();
@@ -685,16 +696,18 @@ impl Sha1Many {
                 let e = DcLaneEngine {
                     kernel: t,
                     one: one(auto),
+                    scratch: None,
                 };
-                run::<8, _>(e, jobs, out, DC_HAND_OFF_8, dc_one_stream(config));
+                run::<8, _>(e, jobs, out, dc_hand_off(8), dc_one_stream(config));
             }
             #[cfg(fastcrypt_x86)]
             Kernel::Avx512(t) => {
                 let e = DcLaneEngine {
                     kernel: t,
                     one: one(auto),
+                    scratch: None,
                 };
-                run::<16, _>(e, jobs, out, DC_HAND_OFF_16, dc_one_stream(config));
+                run::<16, _>(e, jobs, out, dc_hand_off(16), dc_one_stream(config));
             }
         }
     }
@@ -718,14 +731,20 @@ impl Sha1Many {
     }
 }
 
-/// How many busy lanes of the detecting lane kernels are not worth
-/// keeping when no message is left to start (see [`hand_off`]): the
-/// one-stream detector on SHA-NI runs at about plain SHA-NI's speed, so it
-/// takes over sooner than for plain SHA-1.
+/// [`hand_off`] for the detecting lane kernels, whose fallback is the
+/// one-stream detector, one message at a time. Measured on an AMD EPYC
+/// Zen 4 (64 messages of 8 KiB): 16 detecting lanes ~2.4 GB/s, ~150 MB/s
+/// per lane, and the fused one-stream SHA-NI detector ~1.5 GB/s, so it
+/// wins below about ten busy lanes; without SHA-NI the one-stream
+/// detectors run at ~0.5 GB/s, a third or a quarter of the lanes.
 #[cfg(fastcrypt_x86)]
-const DC_HAND_OFF_8: usize = 3;
-#[cfg(fastcrypt_x86)]
-const DC_HAND_OFF_16: usize = 6;
+fn dc_hand_off(lanes: usize) -> usize {
+    if crate::cpu::ShaNiToken::get().is_some() {
+        lanes / 2 + lanes / 16
+    } else {
+        lanes / 4
+    }
+}
 
 /// The messages as jobs, each to its slot.
 fn jobs<'a>(messages: impl Iterator<Item = &'a [u8]>) -> impl Iterator<Item = Job<'a>> {

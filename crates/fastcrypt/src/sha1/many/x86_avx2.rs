@@ -11,7 +11,7 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use super::lanes::{compress_block, LaneVec, NoKeep};
-use super::lanes_dc::compress_block_dc;
+use super::lanes_dc::{compress_block_dc, flush_all, test, Batch, DcScratch, LaneHits};
 use super::Lanes;
 use crate::cpu::Avx2MulToken;
 
@@ -128,24 +128,22 @@ impl LaneVec for __m256i {
         unsafe { !self.eq_lanes(_mm256_setzero_si256()) & 0xFF }
     }
     #[inline(always)]
+    unsafe fn lane(self, i: usize) -> u32 {
+        // SAFETY: as above. The lane moved to lane 0, then to a register.
+        unsafe {
+            let v = _mm256_permutevar8x32_epi32(self, _mm256_set1_epi32(i as i32));
+            _mm256_cvtsi256_si32(v) as u32
+        }
+    }
+    #[inline(always)]
+    unsafe fn test_batch(b: &Batch, tt: usize, reduced_round: bool) -> u32 {
+        // SAFETY: as above.
+        unsafe { test_batch8(b, tt, reduced_round) }
+    }
+    #[inline(always)]
     unsafe fn eq_lanes(self, o: Self) -> u32 {
         // SAFETY: as above. The sign bits of the compare, one per lane.
         unsafe { _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(self, o))) as u32 }
-    }
-    #[inline(always)]
-    unsafe fn any_lanes(self, bits: u32) -> u32 {
-        // SAFETY: as above.
-        unsafe { _mm256_and_si256(self, Self::splat(bits)).nonzero_lanes() }
-    }
-    #[inline(always)]
-    unsafe fn or_lanes(self) -> u32 {
-        // SAFETY: as above. Fold the halves, then pairs, then neighbours.
-        unsafe {
-            let x = _mm256_or_si256(self, _mm256_permute2x128_si256::<1>(self, self));
-            let x = _mm256_or_si256(x, _mm256_shuffle_epi32::<0x4E>(x));
-            let x = _mm256_or_si256(x, _mm256_shuffle_epi32::<0xB1>(x));
-            _mm256_cvtsi256_si32(x) as u32
-        }
     }
 }
 
@@ -167,11 +165,12 @@ impl super::DcLanes<8> for Avx2MulToken {
         data: &[&[u8]; 8],
         blocks: usize,
         reduced_round: bool,
-        ihv_in: &mut [[u32; 8]; 5],
-    ) -> (usize, u32) {
+        scratch: &mut DcScratch,
+        hits: &mut LaneHits<8>,
+    ) {
         assert!(data.iter().all(|d| d.len() >= blocks * 64));
         // SAFETY: as for `compress`.
-        unsafe { compress8_dc(state, data, blocks, reduced_round, ihv_in) }
+        unsafe { compress8_dc(state, data, blocks, reduced_round, scratch, hits) }
     }
 }
 
@@ -267,15 +266,13 @@ unsafe fn compress8(state: &mut [[u32; 8]; 5], data: &[&[u8]; 8], blocks: usize)
     for blk in 0..blocks {
         // SAFETY: `data` holds `blocks` blocks (the caller's contract);
         // AVX2, `__m256i`'s feature, is enabled here.
-        unsafe { compress_block(&mut s, load8(data, blk), &mut NoKeep) };
+        unsafe { compress_block::<_, _, false>(&mut s, load8(data, blk), &mut NoKeep) };
     }
     store_state(&s, state);
 }
 
-/// [`compress8`] with collision detection (see `lanes_dc.rs`): stops
-/// after the first block in which some lane is part of an attack, and
-/// returns how many blocks it did and which lanes those are, with the
-/// chaining values before that block in `ihv_in`.
+/// [`compress8`] with collision detection (see `lanes_dc.rs`): the
+/// lanes found to be part of an attack go to `hits`.
 ///
 /// # Safety
 ///
@@ -286,20 +283,58 @@ unsafe fn compress8_dc(
     data: &[&[u8]; 8],
     blocks: usize,
     reduced_round: bool,
-    ihv_in: &mut [[u32; 8]; 5],
-) -> (usize, u32) {
+    scratch: &mut DcScratch,
+    hits: &mut LaneHits<8>,
+) {
     let mut s = load_state(state);
     for blk in 0..blocks {
         // SAFETY: as in `compress8`.
-        let (hits, before) = unsafe { compress_block_dc(&mut s, load8(data, blk), reduced_round) };
-        if hits != 0 {
-            store_state(&before, ihv_in);
-            store_state(&s, state);
-            return (blk + 1, hits);
+        unsafe {
+            let w = load8(data, blk);
+            compress_block_dc::<__m256i, 8>(&mut s, w, data, blk, scratch, reduced_round, hits);
         }
     }
+    // SAFETY: as above.
+    unsafe { flush_all::<__m256i, 8>(scratch, reduced_round, hits) };
     store_state(&s, state);
-    (blocks, 0)
+}
+
+/// # Safety
+///
+/// As [`compress8`]'s features.
+#[inline(never)]
+#[target_feature(enable = "avx2")]
+unsafe fn test_batch8(b: &Batch, tt: usize, reduced_round: bool) -> u32 {
+    // SAFETY: the features `__m256i` needs are enabled here.
+    unsafe { test::<__m256i>(b, tt, reduced_round) }
+}
+
+/// Batch PBKDF2 (`many/pbkdf2.rs`): eight chains, one per lane.
+impl super::pbkdf2::Pbkdf2Lanes<8> for Avx2MulToken {
+    #[inline]
+    fn iterate(self, chains: &mut super::pbkdf2::Pbkdf2Chains<8>, n: u32) {
+        // SAFETY: the token proves AVX2 with OS-saved YMM state, everything
+        // `pbkdf2_8` enables.
+        unsafe { pbkdf2_8(chains, n) }
+    }
+}
+
+/// `n` PBKDF2 iterations on eight chains (see
+/// `lanes::pbkdf2_iterations`).
+///
+/// # Safety
+///
+/// The CPU must have AVX2 with OS-saved YMM state.
+#[target_feature(enable = "avx2")]
+unsafe fn pbkdf2_8(chains: &mut super::pbkdf2::Pbkdf2Chains<8>, n: u32) {
+    let inner = load_state(&chains.inner);
+    let outer = load_state(&chains.outer);
+    let mut u = load_state(&chains.u);
+    let mut t = load_state(&chains.t);
+    // SAFETY: AVX2, `__m256i`'s feature, is enabled here.
+    unsafe { super::lanes::pbkdf2_iterations(&inner, &outer, &mut u, &mut t, n) };
+    store_state(&u, &mut chains.u);
+    store_state(&t, &mut chains.t);
 }
 
 #[cfg(test)]
@@ -316,7 +351,7 @@ mod tests {
     #[target_feature(enable = "avx2")]
     unsafe fn check() {
         // SAFETY: as above.
-        unsafe { tests::check_matches_the_test::<__m256i>() }
+        unsafe { tests::test_matches_the_reference::<__m256i>() }
     }
 
     #[test]
@@ -328,7 +363,7 @@ mod tests {
     }
 
     #[test]
-    fn check_matches_the_test() {
+    fn test_matches_the_reference() {
         if Avx2MulToken::get().is_some() {
             // SAFETY: the token proves the features.
             unsafe { check() }

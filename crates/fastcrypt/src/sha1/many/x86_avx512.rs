@@ -10,7 +10,7 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use super::lanes::{compress_block, LaneVec, NoKeep};
-use super::lanes_dc::compress_block_dc;
+use super::lanes_dc::{compress_block_dc, flush_all, test, Batch, DcScratch, LaneHits};
 use super::Lanes;
 use crate::cpu::Avx512Token;
 
@@ -113,19 +113,22 @@ impl LaneVec for __m512i {
         unsafe { u32::from(_mm512_test_epi32_mask(self, self)) }
     }
     #[inline(always)]
+    unsafe fn lane(self, i: usize) -> u32 {
+        // SAFETY: as above. The lane moved to lane 0, then to a register.
+        unsafe {
+            let v = _mm512_permutexvar_epi32(_mm512_set1_epi32(i as i32), self);
+            _mm_cvtsi128_si32(_mm512_castsi512_si128(v)) as u32
+        }
+    }
+    #[inline(always)]
+    unsafe fn test_batch(b: &Batch, tt: usize, reduced_round: bool) -> u32 {
+        // SAFETY: as above.
+        unsafe { test_batch16(b, tt, reduced_round) }
+    }
+    #[inline(always)]
     unsafe fn eq_lanes(self, o: Self) -> u32 {
         // SAFETY: as above.
         unsafe { u32::from(_mm512_cmpeq_epi32_mask(self, o)) }
-    }
-    #[inline(always)]
-    unsafe fn any_lanes(self, bits: u32) -> u32 {
-        // SAFETY: as above.
-        unsafe { u32::from(_mm512_test_epi32_mask(self, Self::splat(bits))) }
-    }
-    #[inline(always)]
-    unsafe fn or_lanes(self) -> u32 {
-        // SAFETY: as above.
-        unsafe { _mm512_reduce_or_epi32(self) as u32 }
     }
 }
 
@@ -147,11 +150,12 @@ impl super::DcLanes<16> for Avx512Token {
         data: &[&[u8]; 16],
         blocks: usize,
         reduced_round: bool,
-        ihv_in: &mut [[u32; 16]; 5],
-    ) -> (usize, u32) {
+        scratch: &mut DcScratch,
+        hits: &mut LaneHits<16>,
+    ) {
         assert!(data.iter().all(|d| d.len() >= blocks * 64));
         // SAFETY: as for `compress`.
-        unsafe { compress16_dc(state, data, blocks, reduced_round, ihv_in) }
+        unsafe { compress16_dc(state, data, blocks, reduced_round, scratch, hits) }
     }
 }
 
@@ -255,15 +259,13 @@ unsafe fn compress16(state: &mut [[u32; 16]; 5], data: &[&[u8]; 16], blocks: usi
     for blk in 0..blocks {
         // SAFETY: `data` holds `blocks` blocks (the caller's contract);
         // AVX-512F/BW, `__m512i`'s features, are enabled here.
-        unsafe { compress_block(&mut s, load16(data, blk), &mut NoKeep) };
+        unsafe { compress_block::<_, _, false>(&mut s, load16(data, blk), &mut NoKeep) };
     }
     store_state(&s, state);
 }
 
-/// [`compress16`] with collision detection (see `lanes_dc.rs`): stops
-/// after the first block in which some lane is part of an attack, and
-/// returns how many blocks it did and which lanes those are, with the
-/// chaining values before that block in `ihv_in`.
+/// [`compress16`] with collision detection (see `lanes_dc.rs`): the
+/// lanes found to be part of an attack go to `hits`.
 ///
 /// # Safety
 ///
@@ -274,20 +276,59 @@ unsafe fn compress16_dc(
     data: &[&[u8]; 16],
     blocks: usize,
     reduced_round: bool,
-    ihv_in: &mut [[u32; 16]; 5],
-) -> (usize, u32) {
+    scratch: &mut DcScratch,
+    hits: &mut LaneHits<16>,
+) {
     let mut s = load_state(state);
     for blk in 0..blocks {
         // SAFETY: as in `compress16`.
-        let (hits, before) = unsafe { compress_block_dc(&mut s, load16(data, blk), reduced_round) };
-        if hits != 0 {
-            store_state(&before, ihv_in);
-            store_state(&s, state);
-            return (blk + 1, hits);
+        unsafe {
+            let w = load16(data, blk);
+            compress_block_dc::<__m512i, 16>(&mut s, w, data, blk, scratch, reduced_round, hits);
         }
     }
+    // SAFETY: as above.
+    unsafe { flush_all::<__m512i, 16>(scratch, reduced_round, hits) };
     store_state(&s, state);
-    (blocks, 0)
+}
+
+/// # Safety
+///
+/// As [`compress16`]'s features.
+#[inline(never)]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn test_batch16(b: &Batch, tt: usize, reduced_round: bool) -> u32 {
+    // SAFETY: the features `__m512i` needs are enabled here.
+    unsafe { test::<__m512i>(b, tt, reduced_round) }
+}
+
+/// Batch PBKDF2 (`many/pbkdf2.rs`): sixteen chains, one per lane.
+impl super::pbkdf2::Pbkdf2Lanes<16> for Avx512Token {
+    #[inline]
+    fn iterate(self, chains: &mut super::pbkdf2::Pbkdf2Chains<16>, n: u32) {
+        // SAFETY: the token proves AVX-512F/BW with OS-saved ZMM state,
+        // everything `pbkdf2_16` enables.
+        unsafe { pbkdf2_16(chains, n) }
+    }
+}
+
+/// `n` PBKDF2 iterations on sixteen chains (see
+/// `lanes::pbkdf2_iterations`), every chain's state in registers
+/// throughout.
+///
+/// # Safety
+///
+/// The CPU must have AVX-512F and AVX-512BW with OS-saved ZMM state.
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn pbkdf2_16(chains: &mut super::pbkdf2::Pbkdf2Chains<16>, n: u32) {
+    let inner = load_state(&chains.inner);
+    let outer = load_state(&chains.outer);
+    let mut u = load_state(&chains.u);
+    let mut t = load_state(&chains.t);
+    // SAFETY: AVX-512F/BW, `__m512i`'s features, are enabled here.
+    unsafe { super::lanes::pbkdf2_iterations(&inner, &outer, &mut u, &mut t, n) };
+    store_state(&u, &mut chains.u);
+    store_state(&t, &mut chains.t);
 }
 
 #[cfg(test)]
@@ -304,7 +345,7 @@ mod tests {
     #[target_feature(enable = "avx512f,avx512bw")]
     unsafe fn check() {
         // SAFETY: as above.
-        unsafe { tests::check_matches_the_test::<__m512i>() }
+        unsafe { tests::test_matches_the_reference::<__m512i>() }
     }
 
     #[test]
@@ -316,7 +357,7 @@ mod tests {
     }
 
     #[test]
-    fn check_matches_the_test() {
+    fn test_matches_the_reference() {
         if Avx512Token::get().is_some() {
             // SAFETY: the token proves the features.
             unsafe { check() }
