@@ -650,7 +650,7 @@ fn help_lists_every_algorithm_and_peer_group() {
     assert!(
         help.contains(
             "Algorithms to measure: sha1, sha1dc, sha1-many, sha1dc-many, hmac-sha1, pbkdf2-sha1, \
-             rc4, ghash, aes-128-gcm"
+             pbkdf2-sha1-many, rc4, ghash, aes-128-gcm"
         ),
         "{help}"
     );
@@ -685,12 +685,88 @@ fn sweep_skips_algorithms_without_message_sizes() {
     ]);
     assert!(!out.contains("PBKDF2"), "{out}");
     assert!(out.contains("hmac-sha1"), "{out}");
+    // Nor the batch form.
+    let err = fails(&["speed", "pbkdf2-sha1-many", "--sweep"]);
+    assert!(
+        err.contains("--sweep does not apply to pbkdf2-sha1-many"),
+        "{err}"
+    );
     // Nor can the algorithms whose sizes pick message sets.
     let err = fails(&["speed", "sha1-many", "sha1dc-many", "--sweep"]);
     assert!(
         err.contains("--sweep does not apply to sha1-many, sha1dc-many"),
         "{err}"
     );
+}
+
+/// pbkdf2-sha1-many in `--list`: key lengths as sizes, the batch, every
+/// backend of `Sha1Many`, the one-password reference and the peers.
+#[test]
+fn pbkdf2_sha1_many_list() {
+    use fastcrypt::sha1::many::Backend;
+    let o = fastcrypt(&["speed", "--list"]);
+    assert!(o.status.success());
+    let list = String::from_utf8(o.stdout).unwrap();
+    let block: Vec<&str> = list
+        .lines()
+        .skip_while(|l| !l.starts_with("pbkdf2-sha1-many ("))
+        .take_while(|l| l.starts_with("pbkdf2-sha1-many") || l.starts_with(' '))
+        .collect();
+    assert!(
+        block[0].starts_with("pbkdf2-sha1-many (default sizes 20,32; auto picks "),
+        "{list}"
+    );
+    let text = block.join("\n");
+    for what in [
+        "sizes are key lengths",
+        "for each of 64 passwords (PBKDF2_4096_N_x64)",
+        "  pbkdf2-sha1    fastcrypt reference    available",
+        "  rustcrypto     peer (rustcrypto)",
+        "  ring           peer (ring)",
+        "  openssl        peer (openssl)",
+    ] {
+        assert!(text.contains(what), "no {what:?} in\n{text}");
+    }
+    let want: Vec<(String, bool)> = Backend::ALL
+        .iter()
+        .map(|b| (b.name().to_string(), b.is_available()))
+        .collect();
+    let got: Vec<(String, bool)> = backends_of("pbkdf2-sha1-many")
+        .into_iter()
+        .map(|b| (b.0, b.1))
+        .collect();
+    assert_eq!(got, want);
+}
+
+/// A batch cell measured, and `--compare pbkdf2-sha1,auto`, the batch's
+/// speed-up over one password at a time: both rows, the row name with the
+/// batch, and MB/s over all 64 keys (one second of CPU at most: one batch
+/// is 64 x 8192 compressions).
+#[test]
+fn pbkdf2_sha1_many_compare() {
+    let out = speed(&[
+        "pbkdf2-sha1-many",
+        "--sizes",
+        "20",
+        "--compare",
+        "pbkdf2-sha1,auto",
+        "--format",
+        "go",
+    ]);
+    assert!(out.contains("# auto: pbkdf2-sha1-many -> "), "{out}");
+    for row in ["auto", "pbkdf2-sha1"] {
+        let name = format!("BenchmarkPBKDF2SHA1Many/PBKDF2_4096_20_x64/{row} ");
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&name))
+            .unwrap_or_else(|| panic!("no {name} in\n{out}"));
+        // 64 keys of 20 bytes per operation: MB/s is 1280 bytes over
+        // ns/op (in thousandths of a MB/s, printed to two decimals).
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let ns: f64 = f[2].parse().unwrap();
+        let mbs: f64 = f[4].parse().unwrap();
+        assert!((mbs - 1280.0 * 1e3 / ns).abs() < 0.011, "{line}");
+    }
 }
 
 /// The `cycles/B:` header line of a table.

@@ -47,6 +47,7 @@ pub static ALL: &[&Algorithm] = &[
     &sha1_many::SHA1DC_MANY,
     &hmac_sha1::ALGORITHM,
     &pbkdf2_sha1::ALGORITHM,
+    &pbkdf2_sha1::PBKDF2_SHA1_MANY,
     &rc4::ALGORITHM,
     &ghash::ALGORITHM,
     &aes_gcm::AES_128_GCM,
