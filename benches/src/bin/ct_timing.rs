@@ -411,6 +411,35 @@ mod harness {
                 }),
             });
         }
+        // Batch PBKDF2 with secret passwords: the lane kernels (16 zmm
+        // lanes, 8 ymm lanes) and the SHA-NI chains with per-chain keys.
+        for b in [
+            sha1::many::Backend::Avx512,
+            sha1::many::Backend::Avx2,
+            sha1::many::Backend::Shani,
+        ] {
+            let Ok(m) = sha1::Sha1Many::with_backend(b) else {
+                println!("skipped: pbkdf2 batch sha1-many/{b} (this CPU lacks it)");
+                continue;
+            };
+            out.push(Target {
+                what: "pbkdf2-sha1 batch (16 passwords, 2 iterations, 20 B)",
+                backend: b.to_string(),
+                secret: "passwords (16 x 2 B)".into(),
+                leaky_twin: false,
+                len: 32,
+                fixed: vec![0; 32],
+                op: Box::new(move |pw| {
+                    let passwords: Vec<&[u8]> = pw.chunks(2).collect();
+                    let mut dk = [0u8; 16 * 20];
+                    black_box(
+                        m.pbkdf2_hmac_sha1_into(&passwords, b"public salt", 2, 20, &mut dk)
+                            .is_ok(),
+                    );
+                    black_box(dk);
+                }),
+            });
+        }
     }
 
     fn ghash_targets(rng: &mut Rng, out: &mut Vec<Target>) {
