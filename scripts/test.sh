@@ -27,7 +27,20 @@
 #     (no sanitizer, debug assertions on); any crash fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-step() { printf '\n==> [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
+# Each header also shows the disk space left: CI machines have small disks.
+step() {
+  printf '\n==> [%dm%02ds] [%s free] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) \
+    "$(df -h --output=avail . 2>/dev/null | tail -1 | tr -d ' ')" "$*"
+}
+# Disk: this run builds the workspace in several configurations (x86-64
+# test and doc, portable-only, i686, release for valgrind, fuzz), so it
+# keeps no incremental caches and only line tables as debug info
+# (backtraces keep file:line), and in CI drops each side build's target
+# directory when its step is done. Override either variable to keep them.
+export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
+export CARGO_PROFILE_DEV_DEBUG=${CARGO_PROFILE_DEV_DEBUG:-line-tables-only}
+export CARGO_PROFILE_TEST_DEBUG=${CARGO_PROFILE_TEST_DEBUG:-line-tables-only}
+drop() { if [ -n "${CI:-}" ]; then rm -rf "$@"; fi; }
 
 step "vendored test vectors"
 scripts/check-testdata.sh
@@ -44,6 +57,7 @@ step "cargo clippy -D warnings (workspace and fuzz/)"
 cargo clippy --workspace --all-targets --locked -q -- -D warnings
 CARGO_TARGET_DIR=target/fuzz-clippy \
   cargo clippy --manifest-path fuzz/Cargo.toml --all-targets --locked -q -- -D warnings
+drop target/fuzz-clippy
 
 # Backends this CPU must run, from the kernel's own view of the CPU.
 FASTCRYPT_REQUIRE_BACKENDS=$(scripts/required-backends.sh x86_64)
@@ -59,6 +73,7 @@ FASTCRYPT_REQUIRE_BACKENDS="" RUSTFLAGS='--cfg fastcrypt_backend="portable"' \
   cargo test -p fastcrypt --locked --test all -q
 RUSTFLAGS='--cfg fastcrypt_backend="portable"' CARGO_TARGET_DIR=target/portable-only \
   cargo test -p fastcrypt-cli --locked --test cpu_cli -q
+drop target/portable-only
 
 step "32-bit x86 (i686): the library's tests and a speed-lab pass (scripts/test-i686.sh)"
 # Required in CI; elsewhere skipped, loudly, when the host cannot build it.
@@ -68,28 +83,34 @@ elif [ -z "${CI:-}" ] && ! [ -x /usr/bin/rustc ]; then
   echo "SKIPPED: Debian's rustc-web is not installed (scripts/setup.sh installs it); CI requires this step"
 else
   scripts/test-i686.sh
+  drop target/i686
 fi
 
 step "examples (crates/fastcrypt/examples)"
 for ex in crates/fastcrypt/examples/*.rs; do
   name=$(basename "$ex" .rs)
   echo "-- $name"
-  cargo run -q --locked -p fastcrypt --example "$name" -- README.md
+  # The test profile: the library as the test binaries already built it.
+  cargo run -q --locked --profile test -p fastcrypt --example "$name" -- README.md
 done
 
 step "docs: cargo doc -D warnings, every feature"
 RUSTDOCFLAGS="-D warnings" cargo doc -q --locked --no-deps --all-features \
   -p fastcrypt -p fastcrypt-cli -p fastcrypt-sha1dc
+# What follows builds in release (target/release, fuzz/target) only.
+drop target/debug target/doc
 
 step "packages: contents, licences, size (scripts/package-check.sh)"
 if [ -n "$(git status --porcelain 2>/dev/null)" ]; then
   echo "skipped: uncommitted changes (cargo package packs what git has)"
 else
   scripts/package-check.sh
+  drop target/package-check
 fi
 
 step "constant-time check (valgrind, release profile, and the aes crate's software AES)"
 scripts/ct-check.sh --release --aes-soft
+drop target/ct-aes-soft
 
 step "static constant-time check of the SIMD kernels valgrind cannot run"
 scripts/ct-static.sh
