@@ -8,8 +8,11 @@ use fastcrypt::PrimitiveBackend;
 /// here.
 #[derive(Clone, Debug)]
 pub struct BackendRow {
+    /// The backend's name (`portable`, `shani`, ...).
     pub name: &'static str,
+    /// The CPU features it needs.
     pub needs: &'static str,
+    /// Whether this CPU (and build) can run it.
     pub available: bool,
     /// Whether this build contains it (see `PrimitiveBackend::is_compiled`).
     pub compiled: bool,
@@ -19,6 +22,7 @@ pub struct BackendRow {
 pub struct BackendTable {
     /// The library's name for the primitive (`sha1`, `aes-gcm`, ...).
     pub primitive: &'static str,
+    /// Its backends, slowest first.
     pub rows: Vec<BackendRow>,
     /// The backend the primitive's `new()` picks on this CPU.
     pub fastest: &'static str,

@@ -15,14 +15,18 @@ use std::path::Path;
 /// One benchmark's runs from one file, in file order.
 #[derive(Debug, Default, Clone)]
 pub struct Runs {
+    /// ns/op of each run.
     pub ns: Vec<f64>,
+    /// MB/s of each run that reported it.
     pub mb: Vec<f64>,
 }
 
 /// A parsed file: benchmark names in first-seen order, with their runs.
 #[derive(Debug, Default)]
 pub struct Parsed {
+    /// Benchmark names, in the order the file first names them.
     pub order: Vec<String>,
+    /// The runs of each benchmark.
     pub runs: HashMap<String, Runs>,
 }
 

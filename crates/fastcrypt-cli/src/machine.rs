@@ -26,7 +26,9 @@ pub fn cpu_model() -> String {
 
 /// One row of the library's feature table, as detected here.
 pub struct Feature {
+    /// The feature's name, as `fastcrypt cpu` prints it.
     pub name: &'static str,
+    /// Whether this CPU (and OS) has it.
     pub present: bool,
     /// Which register state the OS saves (XCR0), not a CPU flag: such rows
     /// have no `/proc/cpuinfo` name.

@@ -3,25 +3,18 @@
 // read as written there, not become an escaped intra-doc link.
 #![allow(rustdoc::broken_intra_doc_links)]
 
-use clap::error::ErrorKind;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
-// Shared by the commands, which do not import each other.
-mod backends;
-mod gobench;
-mod hex;
-mod machine;
-mod oldnew;
-mod stats;
-mod stdio;
-mod table;
+// Shared by the commands, which do not import each other, and with the
+// speed lab (`fastcrypt-speed`).
+use fastcrypt_cli::{backends, gobench, hex, machine, oldnew, stats, stdio};
 
 mod benchcmp;
 mod cpu_cmd;
 mod rc4_cmd;
 mod sha1_cmd;
-mod speed;
+mod speed_launch;
 
 #[derive(Parser)]
 #[command(
@@ -48,7 +41,19 @@ enum Command {
     Sha1(sha1_cmd::Args),
     /// The speed lab: every fastcrypt backend and the peer libraries,
     /// measured side by side (ns/op, MB/s; --compare, --sweep, --plot).
-    Speed(Box<speed::SpeedArgs>),
+    ///
+    /// Runs the `fastcrypt-speed` program installed beside this one, with
+    /// these arguments (`fastcrypt speed --help` for its options).
+    #[command(disable_help_flag = true)]
+    Speed {
+        /// Options and algorithms of the speed lab.
+        #[arg(
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "ARGS"
+        )]
+        args: Vec<std::ffi::OsString>,
+    },
     /// Old/new tables (delta, speed-up) from two files of Go benchmark
     /// lines, e.g. `fastcrypt speed --format go` or `go test -bench` output.
     Benchcmp(benchcmp::BenchcmpArgs),
@@ -56,24 +61,15 @@ enum Command {
 
 fn main() -> ExitCode {
     stdio::default_sigpipe();
-    let cli = match Cli::try_parse() {
+    let cli: Cli = match fastcrypt_cli::parse() {
         Ok(cli) => cli,
-        // A rejected option value is one line, like every other error: the
-        // value parser's own message says what is valid.
-        Err(e) if e.kind() == ErrorKind::ValueValidation => match std::error::Error::source(&e) {
-            Some(why) => {
-                eprintln!("fastcrypt: {why}");
-                return ExitCode::FAILURE;
-            }
-            None => return usage_error(&e),
-        },
-        Err(e) => return usage_error(&e),
+        Err(status) => return status,
     };
     let result = match cli.command {
         Command::Cpu => cpu_cmd::run().map_err(Failure::from),
         Command::Rc4(args) => rc4_cmd::run(args).map_err(Failure::from),
         Command::Sha1(args) => sha1_cmd::run(args),
-        Command::Speed(args) => speed::run(*args).map_err(Failure::from),
+        Command::Speed { args } => speed_launch::run(&args).map_err(Failure::from),
         Command::Benchcmp(args) => benchcmp::run(args).map_err(Failure::from),
     };
     match result {
@@ -99,17 +95,5 @@ pub enum Failure {
 impl From<String> for Failure {
     fn from(e: String) -> Failure {
         Failure::Message(e)
-    }
-}
-
-/// `--help` and `--version` print and succeed; a usage error prints
-/// clap's message and exits 1, as coreutils' tools do (clap's own choice
-/// is 2), so scripts see one failure status from every command.
-fn usage_error(e: &clap::Error) -> ExitCode {
-    let _ = e.print();
-    if e.use_stderr() {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
     }
 }

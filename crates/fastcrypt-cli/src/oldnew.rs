@@ -8,8 +8,11 @@ use crate::table::{ns_text, Col, Table};
 /// One row of the two tables.
 #[derive(Clone, Debug)]
 pub struct CmpRow {
+    /// The benchmark's name.
     pub name: String,
+    /// The old side's ns/op (median).
     pub old_ns: f64,
+    /// The new side's ns/op (median).
     pub new_ns: f64,
     /// new/old time - 1, e.g. -0.4612.
     pub delta: f64,
@@ -17,6 +20,7 @@ pub struct CmpRow {
     pub same: bool,
     /// (old MB/s, new MB/s, speed-up) when both sides report MB/s.
     pub mb: Option<(f64, f64, f64)>,
+    /// Whether the MB/s difference is within noise (`~`).
     pub mb_same: bool,
 }
 

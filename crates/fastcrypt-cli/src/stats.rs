@@ -44,13 +44,18 @@ pub fn geomeans<const N: usize>(rows: impl Iterator<Item = [f64; N]>) -> Option<
 /// Median and range of one cell's samples (ns/op).
 #[derive(Clone, Debug)]
 pub struct Stats {
+    /// The median sample.
     pub median: f64,
+    /// The fastest sample.
     pub min: f64,
+    /// The slowest sample.
     pub max: f64,
+    /// How many samples.
     pub n: usize,
 }
 
 impl Stats {
+    /// The statistics of `samples`, or `None` when there are none.
     pub fn of(samples: &[f64]) -> Option<Stats> {
         if samples.is_empty() {
             return None;

@@ -7,13 +7,18 @@
 /// A column: header, alignment, and the separator printed before it in text
 /// mode (so a layout like benchcmp's `%-*s %12s %12s  %7s` is exact).
 pub struct Col {
+    /// The header cell.
     pub header: String,
+    /// Right-aligned (numbers) rather than left-aligned.
     pub right: bool,
+    /// The narrowest the column may be.
     pub min_width: usize,
+    /// Printed before the column in text mode.
     pub sep: &'static str,
 }
 
 impl Col {
+    /// A left-aligned column headed `header`.
     pub fn left(header: &str) -> Col {
         Col {
             header: header.into(),
@@ -23,6 +28,7 @@ impl Col {
         }
     }
 
+    /// A right-aligned column headed `header`.
     pub fn right(header: &str) -> Col {
         Col {
             header: header.into(),
@@ -32,11 +38,13 @@ impl Col {
         }
     }
 
+    /// At least `w` characters wide.
     pub fn width(mut self, w: usize) -> Col {
         self.min_width = w;
         self
     }
 
+    /// With `sep` before it in text mode.
     pub fn sep(mut self, sep: &'static str) -> Col {
         self.sep = sep;
         self
@@ -50,6 +58,8 @@ enum Row {
     Note(Vec<String>, String),
 }
 
+/// Rows under a header of [`Col`]s, printed aligned as text or as
+/// Markdown.
 pub struct Table {
     cols: Vec<Col>,
     rows: Vec<Row>,
@@ -60,6 +70,7 @@ fn width(s: &str) -> usize {
 }
 
 impl Table {
+    /// An empty table with these columns.
     pub fn new(cols: Vec<Col>) -> Table {
         Table {
             cols,
@@ -67,11 +78,14 @@ impl Table {
         }
     }
 
+    /// Appends a row: one cell per column.
     pub fn row(&mut self, cells: Vec<String>) {
         debug_assert_eq!(cells.len(), self.cols.len());
         self.rows.push(Row::Cells(cells));
     }
 
+    /// Appends a row of `lead` cells followed by free text, which does
+    /// not widen the columns it spans.
     pub fn note(&mut self, lead: Vec<String>, text: String) {
         self.rows.push(Row::Note(lead, text));
     }

@@ -1,0 +1,46 @@
+//! What the two programs of this package share: `fastcrypt` (the
+//! everyday tools) and `fastcrypt-speed` (the speed lab, which
+//! `fastcrypt speed` starts).
+//!
+//! They are two programs so that `fastcrypt sha1` does not load the
+//! system's libcrypto, which only the speed lab measures: loading it
+//! (and ring, RustCrypto and the other peers) tripled the start-up time
+//! of a one-file `fastcrypt sha1`. Nothing in this library links a peer
+//! library.
+
+pub mod backends;
+pub mod gobench;
+pub mod hex;
+pub mod machine;
+pub mod oldnew;
+pub mod stats;
+pub mod stdio;
+pub mod table;
+
+use clap::error::ErrorKind;
+use std::process::ExitCode;
+
+/// Parses the command line of either program, or says why not and gives
+/// the exit status: a rejected option value is one line (`fastcrypt:
+/// <why>`, the value parser's own message says what is valid), like every
+/// other error; `--help` and `--version` print and succeed; a usage error
+/// prints clap's message and exits 1, as coreutils' tools do (clap's own
+/// choice is 2), so scripts see one failure status from every command.
+pub fn parse<C: clap::Parser>() -> Result<C, ExitCode> {
+    let e = match C::try_parse() {
+        Ok(cli) => return Ok(cli),
+        Err(e) => e,
+    };
+    if e.kind() == ErrorKind::ValueValidation {
+        if let Some(why) = std::error::Error::source(&e) {
+            eprintln!("fastcrypt: {why}");
+            return Err(ExitCode::FAILURE);
+        }
+    }
+    let _ = e.print();
+    Err(if e.use_stderr() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,0 +1,43 @@
+//! `fastcrypt-speed`: the speed lab, the program `fastcrypt speed` runs.
+//!
+//! It is its own program because it links every peer it measures
+//! (OpenSSL's libcrypto, ring, RustCrypto, the sha1dc crates), and
+//! `fastcrypt`'s everyday commands should not pay for loading them (see
+//! the package's library).
+
+use clap::Parser;
+use std::process::ExitCode;
+
+// What the speed lab shares with `fastcrypt`.
+use fastcrypt_cli::{backends, gobench, machine, oldnew, stats, stdio, table};
+
+mod speed;
+
+/// The speed lab's command line: `fastcrypt speed [OPTIONS] [ALGO]...`.
+#[derive(Parser)]
+#[command(
+    name = "fastcrypt speed",
+    bin_name = "fastcrypt speed",
+    version,
+    about = "The speed lab: every fastcrypt backend and the peer libraries, \
+             measured side by side (ns/op, MB/s; --compare, --sweep, --plot)"
+)]
+struct Cli {
+    #[command(flatten)]
+    args: speed::SpeedArgs,
+}
+
+fn main() -> ExitCode {
+    stdio::default_sigpipe();
+    let cli: Cli = match fastcrypt_cli::parse() {
+        Ok(cli) => cli,
+        Err(status) => return status,
+    };
+    match speed::run(cli.args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("fastcrypt: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
