@@ -10,7 +10,8 @@
 #      and `git hash-object --stdin-paths` (sha1dc, as git hashes blobs);
 #      sha1cdsum is Debian's where apt has it, else the Rust port that
 #      the sha1collisiondetection crate ships, built with cargo install;
-#   2. one small file: start-up cost, `fastcrypt sha1` against `sha1sum`;
+#   2. one small file: start-up cost, `fastcrypt sha1` against `sha1sum`,
+#      run interleaved (paired per round);
 #   3. one 1 GiB file: `fastcrypt sha1 --pieces 256K` (BitTorrent piece
 #      hashes on the multi-buffer kernels and every core) against one
 #      stream: `fastcrypt sha1 --no-detect`, `fastcrypt sha1`, `sha1sum`
@@ -34,9 +35,10 @@
 # ratio to sha1sum and the throughput. Not part of the test suite.
 #
 # Environment: TREE_FILES (20000), BIG_MIB (1024), SEED (2024), WARMUP
-# (2), RUNS (hyperfine --min-runs, 5), WORK (where the data goes; default
-# a temporary directory removed at the end; give one to keep and reuse
-# the data), FASTCRYPT (a built binary; default: build the release one).
+# (2), RUNS (hyperfine --min-runs, 5), SMALL_ROUNDS (the start-up
+# test's interleaved rounds, 500), WORK (where the data goes; default a
+# temporary directory removed at the end; give one to keep and reuse the
+# data), FASTCRYPT (a built binary; default: build the release one).
 # Installs hyperfine and sha1collisiondetection with apt-get (through
 # sudo when not root) when they are missing (see above for sha1cdsum
 # where apt has no such package); without sha1cdsum its rows are skipped.
@@ -48,6 +50,7 @@ BIG_MIB=${BIG_MIB:-1024}
 SEED=${SEED:-2024}
 WARMUP=${WARMUP:-2}
 RUNS=${RUNS:-5}
+SMALL_ROUNDS=${SMALL_ROUNDS:-500}
 
 as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
@@ -176,10 +179,48 @@ tree_cmds+=(-n "git hash-object" "git hash-object --no-filters --stdin-paths <$W
 echo "== tree: $(wc -l <"$WORK/list") files"
 hyperfine --style basic --warmup "$WARMUP" --min-runs "$RUNS" --export-json "$WORK/tree.json" "${tree_cmds[@]}"
 echo
-echo "== one small file (100 bytes): start-up"
-hyperfine --style basic -N --warmup 20 --min-runs 50 --export-json "$WORK/small.json" \
-  -n "fastcrypt sha1" "$fc sha1 $WORK/small" \
-  -n "sha1sum" "sha1sum $WORK/small"
+echo "== one small file (100 bytes): start-up, $SMALL_ROUNDS interleaved rounds"
+# Start-up is a millisecond, less than the host's load phases last, so
+# the commands run interleaved (each round runs each once, in an order
+# rotated every round) and are compared by the median of the per-round
+# ratios, not by means from separate runs.
+python3 - "$WORK" "$SMALL_ROUNDS" "$fc" <<'EOF'
+import json, os, statistics, sys, time
+
+work, rounds, fc = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+small = os.path.join(work, "small")
+cmds = [("fastcrypt sha1", [fc, "sha1", small]),
+        ("fastcrypt sha1 --no-detect", [fc, "sha1", "--no-detect", small]),
+        ("sha1sum", ["sha1sum", small])]
+null = os.open(os.devnull, os.O_WRONLY)
+def once(argv):
+    t = time.perf_counter()
+    pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=[(os.POSIX_SPAWN_DUP2, null, 1)])
+    _, status = os.waitpid(pid, 0)
+    dt = time.perf_counter() - t
+    if status != 0:
+        sys.exit(f"sha1-tree-bench: {argv} failed")
+    return dt
+times = {name: [] for name, _ in cmds}
+for r in range(20 + rounds):
+    k = r % len(cmds)
+    for name, argv in cmds[k:] + cmds[:k]:
+        dt = once(argv)
+        if r >= 20:  # warm-up rounds
+            times[name].append(dt)
+base = times["sha1sum"]
+results = []
+for name, _ in cmds:
+    t = times[name]
+    ratio = statistics.median(b / a for a, b in zip(t, base))
+    q = statistics.quantiles(t, n=4)
+    print(f"  {name:<28} median {statistics.median(t) * 1e3:6.3f} ms  (quartiles {q[0] * 1e3:.3f}-{q[2] * 1e3:.3f})"
+          f"  sha1sum/this per round: median {ratio:.2f}x")
+    results.append({"command": name, "mean": statistics.median(t), "stddev": (q[2] - q[0]) / 2,
+                    "paired": ratio})
+with open(os.path.join(work, "small.json"), "w") as f:
+    json.dump({"results": results}, f)
+EOF
 echo
 big_cd=()
 [ "$have_cd" = 1 ] && big_cd=(-n "sha1cdsum" "$sha1cdsum $WORK/big >/dev/null")
@@ -198,7 +239,8 @@ python3 - "$WORK" "$tree_bytes" "$big_bytes" <<'EOF'
 import json, sys
 
 work, tree_bytes, big_bytes = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-print("== summary: mean wall time; ratio = sha1sum's time / this one's (above 1: faster)")
+print("== summary: mean wall time (small: median); ratio = sha1sum's time / this one's (above 1:")
+print("   faster; small: the median of the per-round ratios)")
 print(f"{'workload':<12} {'command':<36} {'mean':>10} {'+/-':>8} {'vs sha1sum':>10} {'MB/s':>8}")
 for name, size in (("tree", tree_bytes), ("small", 0), ("big", big_bytes)):
     with open(f"{work}/{name}.json") as f:
@@ -208,6 +250,7 @@ for name, size in (("tree", tree_bytes), ("small", 0), ("big", big_bytes)):
         mean, sd = r["mean"], r["stddev"] or 0.0
         rate = f"{size / mean / 1e6:8.0f}" if size else f"{'-':>8}"
         unit = (1e3, "ms") if mean < 10 else (1, "s")
+        ratio = r.get("paired", base / mean)
         print(f"{name:<12} {r['command']:<36} {mean * unit[0]:8.2f}{unit[1]:<2} {sd * unit[0]:6.2f}{unit[1]:<2}"
-              f" {base / mean:9.2f}x {rate}")
+              f" {ratio:9.2f}x {rate}")
 EOF
