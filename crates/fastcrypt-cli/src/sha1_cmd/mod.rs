@@ -546,7 +546,14 @@ pub fn run(args: Args) -> Result<(), Failure> {
     // GNU closes standard input at the end when it read from it, and a
     // descriptor closed at start-up (`<&-`) fails that close too.
     let read_closed_stdin = crate::stdio::was_closed(0) && reads_stdin;
-    let jobs = r.jobs.map_or_else(default_jobs, NonZeroUsize::get);
+    // One file to hash is hashed on this thread: asking the OS for the
+    // core count (cgroup files) would cost a tenth of a millisecond, as
+    // much as the rest of the start-up of `fastcrypt sha1 FILE`.
+    let jobs = match r.jobs {
+        Some(n) => n.get(),
+        None if files.len() == 1 && r.pieces.is_none() && !r.check => 1,
+        None => default_jobs(),
+    };
     // Before anything else opens a file (the progress bar's sizing may).
     let out = Out::stdout();
     // A bar over what someone is typing would garble it.
