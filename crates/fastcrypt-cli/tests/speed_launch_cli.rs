@@ -60,6 +60,34 @@ fn launcher_and_lab_print_the_same() {
             assert_eq!(stdout(&a), stdout(&b), "{args:?}");
         }
     }
+    // The header names the command users type, however the lab started.
+    for o in [
+        fastcrypt(&[
+            "speed",
+            "sha1",
+            "--sizes",
+            "8",
+            "--min-time",
+            "5ms",
+            "--samples",
+            "5",
+        ]),
+        lab(&[
+            "sha1",
+            "--sizes",
+            "8",
+            "--min-time",
+            "5ms",
+            "--samples",
+            "5",
+        ]),
+    ] {
+        let out = stdout(&o);
+        assert!(
+            out.contains("command:   fastcrypt speed sha1 --sizes 8 --min-time 5ms --samples 5\n"),
+            "{out}"
+        );
+    }
     // The lab's help names the command users type.
     assert!(stdout(&lab(&["--help"])).contains("Usage: fastcrypt speed [OPTIONS] [ALGO]..."));
 }

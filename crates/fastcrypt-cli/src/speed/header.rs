@@ -97,9 +97,15 @@ fn trim_float(x: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
+/// The command as a user types it: `fastcrypt speed ARGS`, whether the
+/// lab was started through `fastcrypt speed` or as `fastcrypt-speed`.
 fn command_line() -> String {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    format!("fastcrypt {}", args.join(" "))
+    let mut line = String::from("fastcrypt speed");
+    for arg in std::env::args().skip(1) {
+        line.push(' ');
+        line.push_str(&arg);
+    }
+    line
 }
 
 /// The date and time in UTC, `YYYY-MM-DD HH:MM:SS UTC`.
