@@ -284,14 +284,23 @@ fn hmac_reuse(b: Backend) -> TestResult {
     Ok(())
 }
 
-/// The cases of RFC 6070's file: those below a million iterations, or
-/// (`large`) only the 16,777,216-iteration one.
-fn rfc6070(b: Backend, large: bool) -> TestResult {
+/// One case of RFC 6070's file.
+struct Rfc6070 {
+    line: usize,
+    password: Vec<u8>,
+    salt: Vec<u8>,
+    iterations: u32,
+    len: usize,
+    key: Vec<u8>,
+}
+
+/// Every case of RFC 6070's file, in file order.
+fn rfc6070_cases() -> Result<Vec<Rfc6070>, libtest_mimic::Failed> {
     let text = read_testdata("pbkdf2/rfc-6070-PBKDF2-SHA1.txt")?;
     // `\0` in the file is a NUL byte.
     let unescape = |s: &str| s.replace("\\0", "\0").into_bytes();
     let (mut password, mut salt, mut iterations, mut len) = (None, None, None, None);
-    let mut n = 0;
+    let mut cases = Vec::new();
     for a in assignments(&text) {
         match a.key {
             "PASSWORD" => password = Some(unescape(a.value)),
@@ -300,22 +309,35 @@ fn rfc6070(b: Backend, large: bool) -> TestResult {
             "LENGTH" => len = Some(a.value.parse::<usize>().map_err(|e| a.bad(e))?),
             "DERIVED_KEY" => {
                 let missing = || a.bad("incomplete case");
-                let p = password.take().ok_or_else(missing)?;
-                let s = salt.take().ok_or_else(missing)?;
-                let it = iterations.take().ok_or_else(missing)?;
-                let l = len.take().ok_or_else(missing)?;
-                if (it > 1_000_000) != large {
-                    continue;
-                }
-                check_eq(
-                    &format!("line {}", a.line),
-                    &pbkdf2(b, &p, &s, it, l),
-                    &a.hex()?,
-                )?;
-                n += 1;
+                cases.push(Rfc6070 {
+                    line: a.line,
+                    password: password.take().ok_or_else(missing)?,
+                    salt: salt.take().ok_or_else(missing)?,
+                    iterations: iterations.take().ok_or_else(missing)?,
+                    len: len.take().ok_or_else(missing)?,
+                    key: a.hex()?,
+                });
             }
             _ => {}
         }
+    }
+    Ok(cases)
+}
+
+/// The cases of RFC 6070's file: those below a million iterations, or
+/// (`large`) only the 16,777,216-iteration one.
+fn rfc6070(b: Backend, large: bool) -> TestResult {
+    let mut n = 0;
+    for c in rfc6070_cases()? {
+        if (c.iterations > 1_000_000) != large {
+            continue;
+        }
+        check_eq(
+            &format!("line {}", c.line),
+            &pbkdf2(b, &c.password, &c.salt, c.iterations, c.len),
+            &c.key,
+        )?;
+        n += 1;
     }
     let want = if large { 1 } else { 5 };
     if n != want {
@@ -533,37 +555,19 @@ fn batch_checked<P: AsRef<[u8]>>(
 /// of others (so that it shares lanes with other passwords' chains), at
 /// the front and at the end of the batch.
 fn many_rfc6070(b: many::Backend) -> TestResult {
-    let text = read_testdata("pbkdf2/rfc-6070-PBKDF2-SHA1.txt")?;
-    let unescape = |s: &str| s.replace("\\0", "\0").into_bytes();
-    let (mut password, mut salt, mut iterations, mut len) = (None, None, None, None);
     let mut n = 0;
-    for a in assignments(&text) {
-        match a.key {
-            "PASSWORD" => password = Some(unescape(a.value)),
-            "SALT" => salt = Some(unescape(a.value)),
-            "ITERATIONS" => iterations = Some(a.value.parse::<u32>().map_err(|e| a.bad(e))?),
-            "LENGTH" => len = Some(a.value.parse::<usize>().map_err(|e| a.bad(e))?),
-            "DERIVED_KEY" => {
-                let missing = || a.bad("incomplete case");
-                let p = password.take().ok_or_else(missing)?;
-                let s = salt.take().ok_or_else(missing)?;
-                let it = iterations.take().ok_or_else(missing)?;
-                let l = len.take().ok_or_else(missing)?;
-                if it > 1_000_000 {
-                    continue;
-                }
-                let want = a.hex()?;
-                let mut passwords: Vec<Vec<u8>> = (0..17u8).map(|i| vec![i; i.into()]).collect();
-                passwords[0].clone_from(&p);
-                passwords[16].clone_from(&p);
-                let what = format!("line {}", a.line);
-                let keys = batch_checked(b, &passwords, &s, it, l, &what)?;
-                check_eq(&format!("{what}, first"), &keys[0], &want)?;
-                check_eq(&format!("{what}, last"), &keys[16], &want)?;
-                n += 1;
-            }
-            _ => {}
+    for c in rfc6070_cases()? {
+        if c.iterations > 1_000_000 {
+            continue;
         }
+        let mut passwords: Vec<Vec<u8>> = (0..17u8).map(|i| vec![i; i.into()]).collect();
+        passwords[0].clone_from(&c.password);
+        passwords[16].clone_from(&c.password);
+        let what = format!("line {}", c.line);
+        let keys = batch_checked(b, &passwords, &c.salt, c.iterations, c.len, &what)?;
+        check_eq(&format!("{what}, first"), &keys[0], &c.key)?;
+        check_eq(&format!("{what}, last"), &keys[16], &c.key)?;
+        n += 1;
     }
     if n != 5 {
         return Err(format!("expected 5 RFC 6070 cases, ran {n}").into());
