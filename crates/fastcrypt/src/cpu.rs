@@ -538,6 +538,45 @@ token!(
         => AesToken, Clmul, Vclmul, Vclmul512, GcmToken
 );
 
+/// Whether the CPU is an Intel one (CPUID leaf 0 reads `GenuineIntel`),
+/// read once and cached. A tuning hint that picks between equivalent code
+/// paths, never a proof of what may run.
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+pub(crate) fn is_intel() -> bool {
+    // 0: not read yet, 1: Intel, 2: another vendor.
+    static VENDOR: AtomicU32 = AtomicU32::new(0);
+    match VENDOR.load(Ordering::Relaxed) {
+        0 => {
+            let r = raw::cpuid(0, 0);
+            // "Genu" "ineI" "ntel" in EBX, EDX, ECX.
+            let intel = (r.ebx, r.edx, r.ecx) == (0x756e_6547, 0x4965_6e69, 0x6c65_746e);
+            VENDOR.store(if intel { 1 } else { 2 }, Ordering::Relaxed);
+            intel
+        }
+        v => v == 1,
+    }
+}
+
+#[cfg(fastcrypt_x86)]
+impl ShaNiToken {
+    /// Whether `sha1msg2` is slow enough here that the SHA-NI kernels
+    /// compute schedule words 32..79 with SSE2 instead (see
+    /// `sha1::x86_shani::group`). Measured on an Intel Xeon (family 6,
+    /// model 207, Emerald Rapids), chains of one instruction: `sha1msg2`
+    /// has a latency of ~7 cycles and issues once per ~5.7 (microcoded),
+    /// `sha1rnds4` ~4 and ~3, and a `sha1msg2` beside a `sha1rnds4` chain
+    /// slows the chain to ~7 cycles a step. With the SSE2 words one
+    /// stream ran 1.14x faster (8 KiB, median of 301 paired rounds), three
+    /// interleaved chains (`sha1::many`, 64 x 8 KiB) 1.32x, PBKDF2's
+    /// chains 1.3x, collision detection 1.1x. AMD's cores issue `sha1msg2` every cycle or two;
+    /// there the kernels keep it, as measured on Zen 3 to Zen 5. Intel's
+    /// other cores with SHA-NI are not measured and take Intel's path.
+    #[inline]
+    pub(crate) fn slow_msg2(self) -> bool {
+        is_intel()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

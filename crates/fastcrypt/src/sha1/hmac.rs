@@ -336,7 +336,7 @@ pub(crate) fn check_pbkdf2_args(iterations: u32, out_len: usize) -> Result<(), P
 
 /// A block with SHA-1's padding for a 20-byte message after one key
 /// block; the caller writes the 20 bytes.
-fn digest_block() -> [u8; BLOCK_LEN] {
+pub(crate) fn digest_block() -> [u8; BLOCK_LEN] {
     let mut block = [0u8; BLOCK_LEN];
     block[DIGEST_LEN] = 0x80;
     block[BLOCK_LEN - 8..].copy_from_slice(&DIGEST_BLOCK_LEN_BITS.to_be_bytes());

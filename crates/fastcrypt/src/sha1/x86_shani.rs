@@ -23,7 +23,13 @@ use crate::cpu::{Avx2MulToken, ShaNiToken};
 pub(super) fn compress(_token: ShaNiToken, state: &mut [u32; 5], blocks: &[u8]) {
     // SAFETY: the token proves SHA, SSSE3 and SSE4.1 are present, which is
     // everything `compress_shani` enables.
-    unsafe { compress_shani(state, blocks) }
+    unsafe {
+        if _token.slow_msg2() {
+            compress_shani::<true>(state, blocks)
+        } else {
+            compress_shani::<false>(state, blocks)
+        }
+    }
 }
 
 /// The block's 16 message words, big-endian, word 0 in the top lane of
@@ -48,37 +54,96 @@ unsafe fn load_block(block: &[u8], bswap: __m128i) -> [__m128i; 4] {
     }
 }
 
-/// One group of four rounds (`$i` = 0..=19) and the schedule work that
-/// overlaps it. `$e_in` holds the E input of this group, `$e_out` receives
-/// the saved ABCD that yields the next group's E.
-macro_rules! quad {
-    ($i:literal, $abcd:ident, $e_in:ident, $e_out:ident, $m:ident, $f:literal) => {
-        if $i == 0 {
-            $e_in = _mm_add_epi32($e_in, $m[0]);
+/// One group of four rounds (`I` = 0..=19, round function `F`) and the
+/// schedule work that overlaps it. `e_in` holds the E input of this
+/// group, `e_out` receives the saved ABCD that yields the next group's E.
+/// `m` holds the last eight groups of schedule words, group `g` in slot
+/// `g % 8`, word `4g` in lane 3.
+///
+/// With `ALU`, groups 8..=19 come from the recurrence
+/// `W[t] = rol2(W[t-6] ^ W[t-16] ^ W[t-28] ^ W[t-32])` (valid from
+/// `t = 32`; Locktyukhin's SSSE3 SHA-1 uses it) in plain SSE2 instead of
+/// `sha1msg1`/`sha1msg2`: see [`crate::cpu::ShaNiToken::slow_msg2`].
+///
+/// # Safety
+///
+/// The CPU must have SHA, SSSE3 and SSE4.1, and the caller must enable
+/// them (this inlines into it).
+#[inline(always)]
+unsafe fn group<const I: usize, const F: i32, const ALU: bool>(
+    abcd: &mut __m128i,
+    e_in: &mut __m128i,
+    e_out: &mut __m128i,
+    m: &mut [__m128i; 8],
+) {
+    // The last group `sha1msg1`/`sha1msg2` compute. (Groups 4..=7 with
+    // SSE2 too, from the defining recurrence, cost more than their
+    // `sha1msg2`s: W[t-3] makes each group wait for the one before, and
+    // that chain was on the critical path, 0.95x of this form on the
+    // Xeon of `slow_msg2`.)
+    let msg_last = if ALU { 7 } else { 19 };
+    // SAFETY: the caller enables SHA, SSSE3 and SSE4.1 (the contract).
+    unsafe {
+        *e_in = if I == 0 {
+            _mm_add_epi32(*e_in, m[0])
         } else {
-            $e_in = _mm_sha1nexte_epu32($e_in, $m[$i % 4]);
+            _mm_sha1nexte_epu32(*e_in, m[I % 8])
+        };
+        *e_out = *abcd;
+        // Finish the words of group I+1: W[t-3] term and the rotate.
+        if I + 1 >= 4 && I < msg_last {
+            m[(I + 1) % 8] = _mm_sha1msg2_epu32(m[(I + 1) % 8], m[I % 8]);
         }
-        $e_out = $abcd;
-        // Finish the words of group i+1: W[t-3] term and the rotate.
-        if $i >= 3 && $i <= 18 {
-            $m[($i + 1) % 4] = _mm_sha1msg2_epu32($m[($i + 1) % 4], $m[$i % 4]);
+        if ALU && I + 1 >= 8 && I < 19 {
+            // Group g = I+1 from groups g-2 and g-1 (words t-6..t-3),
+            // g-4, g-7 and g-8 (the slot it replaces).
+            let w6 = _mm_alignr_epi8(m[(I + 7) % 8], m[I % 8], 8);
+            let x = _mm_xor_si128(
+                _mm_xor_si128(m[(I + 5) % 8], m[(I + 2) % 8]),
+                m[(I + 1) % 8],
+            );
+            let x = _mm_xor_si128(x, w6);
+            m[(I + 1) % 8] = _mm_or_si128(_mm_slli_epi32(x, 2), _mm_srli_epi32(x, 30));
         }
-        $abcd = _mm_sha1rnds4_epu32($abcd, $e_in, $f);
-        // Start group i+3: W[t-16] ^ W[t-14].
-        if $i >= 1 && $i <= 16 {
-            $m[($i + 3) % 4] = _mm_sha1msg1_epu32($m[($i + 3) % 4], $m[$i % 4]);
+        *abcd = _mm_sha1rnds4_epu32(*abcd, *e_in, F);
+        // Start group I+3 from groups I-1 and I: W[t-16] ^ W[t-14].
+        if I + 3 >= 4 && I + 3 <= msg_last {
+            m[(I + 3) % 8] = _mm_sha1msg1_epu32(m[(I + 7) % 8], m[I % 8]);
         }
-        // Group i+2 gets its W[t-8] term.
-        if $i >= 2 && $i <= 17 {
-            $m[($i + 2) % 4] = _mm_xor_si128($m[($i + 2) % 4], $m[$i % 4]);
+        // Group I+2 gets its W[t-8] term.
+        if I + 2 >= 4 && I + 2 <= msg_last {
+            m[(I + 2) % 8] = _mm_xor_si128(m[(I + 2) % 8], m[I % 8]);
         }
+    }
+}
+
+/// [`group`] `$i` with round function `$f` on one chain.
+macro_rules! quad {
+    ($i:literal, $abcd:ident, $e_in:ident, $e_out:ident, $m:ident, $f:literal, $alu:expr) => {
+        // SAFETY: every caller enables SHA, SSSE3 and SSE4.1.
+        unsafe { group::<$i, $f, { $alu }>(&mut $abcd, &mut $e_in, &mut $e_out, &mut $m) }
     };
+}
+
+/// The block's schedule slots for [`group`]: its 16 words, then room.
+///
+/// # Safety
+///
+/// The CPU must have SSSE3; `block` must be 64 bytes long.
+#[inline(always)]
+unsafe fn load_slots(block: &[u8], bswap: __m128i) -> [__m128i; 8] {
+    // SAFETY: the caller's contract is load_block's (SSSE3 implies SSE2).
+    unsafe {
+        let m = load_block(block, bswap);
+        let z = _mm_setzero_si128();
+        [m[0], m[1], m[2], m[3], z, z, z, z]
+    }
 }
 
 // The schedule macro updates slots that the last groups no longer read.
 #[allow(unused_assignments)]
 #[target_feature(enable = "sha,ssse3,sse4.1")]
-unsafe fn compress_shani(state: &mut [u32; 5], blocks: &[u8]) {
+unsafe fn compress_shani<const ALU: bool>(state: &mut [u32; 5], blocks: &[u8]) {
     // Reverses all 16 bytes: big-endian words, word 0 in the top lane.
     let bswap = _mm_set_epi64x(0x0001_0203_0405_0607, 0x0809_0a0b_0c0d_0e0f);
     // SAFETY: `state` is 5 u32s, so its first 16 bytes are readable.
@@ -91,28 +156,28 @@ unsafe fn compress_shani(state: &mut [u32; 5], blocks: &[u8]) {
         let abcd_save = abcd;
         let e_save = e0;
         // SAFETY: SSSE3 is enabled; the block is 64 bytes.
-        let mut m = unsafe { load_block(block, bswap) };
-        let mut e1;
-        quad!(0, abcd, e0, e1, m, 0);
-        quad!(1, abcd, e1, e0, m, 0);
-        quad!(2, abcd, e0, e1, m, 0);
-        quad!(3, abcd, e1, e0, m, 0);
-        quad!(4, abcd, e0, e1, m, 0);
-        quad!(5, abcd, e1, e0, m, 1);
-        quad!(6, abcd, e0, e1, m, 1);
-        quad!(7, abcd, e1, e0, m, 1);
-        quad!(8, abcd, e0, e1, m, 1);
-        quad!(9, abcd, e1, e0, m, 1);
-        quad!(10, abcd, e0, e1, m, 2);
-        quad!(11, abcd, e1, e0, m, 2);
-        quad!(12, abcd, e0, e1, m, 2);
-        quad!(13, abcd, e1, e0, m, 2);
-        quad!(14, abcd, e0, e1, m, 2);
-        quad!(15, abcd, e1, e0, m, 3);
-        quad!(16, abcd, e0, e1, m, 3);
-        quad!(17, abcd, e1, e0, m, 3);
-        quad!(18, abcd, e0, e1, m, 3);
-        quad!(19, abcd, e1, e0, m, 3);
+        let mut m = unsafe { load_slots(block, bswap) };
+        let mut e1 = _mm_setzero_si128();
+        quad!(0, abcd, e0, e1, m, 0, ALU);
+        quad!(1, abcd, e1, e0, m, 0, ALU);
+        quad!(2, abcd, e0, e1, m, 0, ALU);
+        quad!(3, abcd, e1, e0, m, 0, ALU);
+        quad!(4, abcd, e0, e1, m, 0, ALU);
+        quad!(5, abcd, e1, e0, m, 1, ALU);
+        quad!(6, abcd, e0, e1, m, 1, ALU);
+        quad!(7, abcd, e1, e0, m, 1, ALU);
+        quad!(8, abcd, e0, e1, m, 1, ALU);
+        quad!(9, abcd, e1, e0, m, 1, ALU);
+        quad!(10, abcd, e0, e1, m, 2, ALU);
+        quad!(11, abcd, e1, e0, m, 2, ALU);
+        quad!(12, abcd, e0, e1, m, 2, ALU);
+        quad!(13, abcd, e1, e0, m, 2, ALU);
+        quad!(14, abcd, e0, e1, m, 2, ALU);
+        quad!(15, abcd, e1, e0, m, 3, ALU);
+        quad!(16, abcd, e0, e1, m, 3, ALU);
+        quad!(17, abcd, e1, e0, m, 3, ALU);
+        quad!(18, abcd, e0, e1, m, 3, ALU);
+        quad!(19, abcd, e1, e0, m, 3, ALU);
         // E after round 79 comes from the A of round 76 (saved in e0).
         e0 = _mm_sha1nexte_epu32(e0, e_save);
         abcd = _mm_add_epi32(abcd, abcd_save);
@@ -147,9 +212,19 @@ pub(crate) fn compress_dc(
         // SAFETY: the tokens prove SHA, SSSE3, SSE4.1 and AVX (with AVX2
         // and OS ymm support; no CPU has SHA-NI and AVX without AVX2, so
         // the AVX2 token costs no one the VEX form).
-        Some(_) => unsafe { compress_dc_avx(token, cfg, state, offset, blocks, on_collision) },
+        Some(_) if token.slow_msg2() => unsafe {
+            compress_dc_avx::<true>(token, cfg, state, offset, blocks, on_collision)
+        },
+        // SAFETY: as above.
+        Some(_) => unsafe {
+            compress_dc_avx::<false>(token, cfg, state, offset, blocks, on_collision)
+        },
         // SAFETY: the token proves SHA, SSSE3 and SSE4.1 (and so SSE2).
-        _ => unsafe { compress_dc_sse(token, cfg, state, offset, blocks, on_collision) },
+        _ if token.slow_msg2() => unsafe {
+            compress_dc_sse::<true>(token, cfg, state, offset, blocks, on_collision)
+        },
+        // SAFETY: the token proves SHA, SSSE3 and SSE4.1 (and so SSE2).
+        _ => unsafe { compress_dc_sse::<false>(token, cfg, state, offset, blocks, on_collision) },
     }
 }
 
@@ -162,7 +237,7 @@ macro_rules! store_w {
         unsafe {
             _mm_storeu_si128(
                 $w.cast::<u32>().add(4 * $i).cast(),
-                _mm_shuffle_epi32($m[$i % 4], 0x1B),
+                _mm_shuffle_epi32($m[$i % 8], 0x1B),
             )
         };
     };
@@ -223,7 +298,7 @@ macro_rules! dc_rounds {
 /// block's filter, then the store of its schedule words.
 macro_rules! dc_quad {
     ($i:literal, $abcd:ident, $e_in:ident, $e_out:ident, $m:ident, $f:literal, $kill:ident, $wp:ident, $wc:ident, $steps:ident, $per:ident, $chk:tt) => {
-        quad!($i, $abcd, $e_in, $e_out, $m, $f);
+        quad!($i, $abcd, $e_in, $e_out, $m, $f, ALU);
         check_at!($chk, $i);
         // SAFETY: the entry point enables what the filter needs; `$wp` is
         // the previous block's schedule.
@@ -505,7 +580,7 @@ macro_rules! dc_verdict {
                 $offset,
                 $blocks,
                 $on,
-                $again($token, $cfg)
+                $again::<ALU>($token, $cfg)
             );
         }
     };
@@ -572,10 +647,10 @@ macro_rules! dc_shani_loop {
             let abcd_save = abcd;
             let e_save = e0;
             // SAFETY: SSSE3 is enabled; the block is 64 bytes.
-            let mut m = unsafe { load_block(block, bswap) };
+            let mut m = unsafe { load_slots(block, bswap) };
             let mut kill = $zero;
             let mut g = [_mm_setzero_si128(); 4];
-            let mut e1;
+            let mut e1 = _mm_setzero_si128();
             match pending {
                 None => {
                     dc_rounds!(abcd, e0, e1, m, kill, wp, wc, g, $steps, $per, none);
@@ -692,7 +767,7 @@ macro_rules! dc_shani_loop {
 
 #[allow(unused_assignments)]
 #[target_feature(enable = "sha,ssse3,sse4.1")]
-unsafe fn compress_dc_sse(
+unsafe fn compress_dc_sse<const ALU: bool>(
     token: ShaNiToken,
     cfg: &DcConfig,
     state: &mut [u32; 5],
@@ -718,7 +793,7 @@ unsafe fn compress_dc_sse(
 
 #[allow(unused_assignments)]
 #[target_feature(enable = "sha,ssse3,sse4.1,avx")]
-unsafe fn compress_dc_avx(
+unsafe fn compress_dc_avx<const ALU: bool>(
     token: ShaNiToken,
     cfg: &DcConfig,
     state: &mut [u32; 5],
@@ -810,7 +885,13 @@ pub(crate) fn pbkdf2_chains<const N: usize>(
 ) {
     // SAFETY: the token proves SHA, SSSE3 and SSE4.1, everything
     // `pbkdf2_shani` enables.
-    unsafe { pbkdf2_shani(inner_key, outer_key, u, t, n) }
+    unsafe {
+        if _token.slow_msg2() {
+            pbkdf2_shani::<N, true>(inner_key, outer_key, u, t, n)
+        } else {
+            pbkdf2_shani::<N, false>(inner_key, outer_key, u, t, n)
+        }
+    }
 }
 
 /// The end of an HMAC (see `Kernel::hmac_finish`): the inner tail's
@@ -823,20 +904,30 @@ pub(crate) fn hmac_finish(
 ) -> [u32; 5] {
     // SAFETY: the token proves SHA, SSSE3 and SSE4.1, everything
     // `hmac_finish_shani` enables.
-    unsafe { hmac_finish_shani(inner, tail, outer_key) }
+    unsafe {
+        if _token.slow_msg2() {
+            hmac_finish_shani::<true>(inner, tail, outer_key)
+        } else {
+            hmac_finish_shani::<false>(inner, tail, outer_key)
+        }
+    }
 }
 
 /// # Safety
 ///
 /// The CPU must have SHA, SSSE3 and SSE4.1.
 #[target_feature(enable = "sha,ssse3,sse4.1")]
-unsafe fn hmac_finish_shani(inner: &mut [u32; 5], tail: &[u8], outer_key: &[u32; 5]) -> [u32; 5] {
+unsafe fn hmac_finish_shani<const ALU: bool>(
+    inner: &mut [u32; 5],
+    tail: &[u8],
+    outer_key: &[u32; 5],
+) -> [u32; 5] {
     // SAFETY: the features `compress_shani` needs are enabled here.
-    unsafe { compress_shani(inner, tail) };
+    unsafe { compress_shani::<ALU>(inner, tail) };
     let (ha, he) = load_state(inner);
     let (oa, oe) = load_state(outer_key);
     // SAFETY: SHA, SSSE3 and SSE4.1 are enabled here.
-    let (a, e) = unsafe { compress_digest_blocks::<1>([oa], [oe], [ha], [he]) };
+    let (a, e) = unsafe { compress_digest_blocks::<1, ALU>([oa], [oe], [ha], [he]) };
     let mut out = [0u32; 5];
     store_state(a[0], e[0], &mut out);
     out
@@ -865,26 +956,13 @@ fn store_state(abcd: __m128i, e: __m128i, s: &mut [u32; 5]) {
     s[4] = _mm_extract_epi32(e, 3) as u32;
 }
 
-/// Group `$i` of the compressions of all chains, as `quad!` for one.
+/// [`group`] `$i` of the compressions of all chains.
 macro_rules! quad_n {
-    ($i:literal, $abcd:ident, $e_in:ident, $e_out:ident, $m:ident, $f:literal) => {
+    ($i:literal, $abcd:ident, $e_in:ident, $e_out:ident, $m:ident, $f:literal, $alu:expr) => {
+        // (Expands inside the callers' `unsafe` blocks, which enable SHA,
+        // SSSE3 and SSE4.1.)
         for c in 0..$abcd.len() {
-            if $i == 0 {
-                $e_in[c] = _mm_add_epi32($e_in[c], $m[c][0]);
-            } else {
-                $e_in[c] = _mm_sha1nexte_epu32($e_in[c], $m[c][$i % 4]);
-            }
-            $e_out[c] = $abcd[c];
-            if $i >= 3 && $i <= 18 {
-                $m[c][($i + 1) % 4] = _mm_sha1msg2_epu32($m[c][($i + 1) % 4], $m[c][$i % 4]);
-            }
-            $abcd[c] = _mm_sha1rnds4_epu32($abcd[c], $e_in[c], $f);
-            if $i >= 1 && $i <= 16 {
-                $m[c][($i + 3) % 4] = _mm_sha1msg1_epu32($m[c][($i + 3) % 4], $m[c][$i % 4]);
-            }
-            if $i >= 2 && $i <= 17 {
-                $m[c][($i + 2) % 4] = _mm_xor_si128($m[c][($i + 2) % 4], $m[c][$i % 4]);
-            }
+            group::<$i, $f, { $alu }>(&mut $abcd[c], &mut $e_in[c], &mut $e_out[c], &mut $m[c])
         }
     };
 }
@@ -910,7 +988,7 @@ macro_rules! quad_n {
 /// them (this inlines into it).
 #[inline(always)]
 #[allow(unused_assignments)]
-unsafe fn compress_digest_blocks<const N: usize>(
+unsafe fn compress_digest_blocks<const N: usize, const ALU: bool>(
     abcd0: [__m128i; N],
     e0: [__m128i; N],
     w_abcd: [__m128i; N],
@@ -923,31 +1001,33 @@ unsafe fn compress_digest_blocks<const N: usize>(
         let pad5 = _mm_set_epi32(0, 0x8000_0000_u32 as i32, 0, 0);
         let len15 = _mm_set_epi32(0, 0, 0, super::hmac::DIGEST_BLOCK_LEN_BITS as i32);
         let zero = _mm_setzero_si128();
-        let mut m: [[__m128i; 4]; N] =
-            core::array::from_fn(|c| [w_abcd[c], _mm_or_si128(w_e[c], pad5), zero, len15]);
+        let mut m: [[__m128i; 8]; N] = core::array::from_fn(|c| {
+            let w4 = _mm_or_si128(w_e[c], pad5);
+            [w_abcd[c], w4, zero, len15, zero, zero, zero, zero]
+        });
         let mut abcd = abcd0;
         let mut ea = e0;
         let mut eb = [zero; N];
-        quad_n!(0, abcd, ea, eb, m, 0);
-        quad_n!(1, abcd, eb, ea, m, 0);
-        quad_n!(2, abcd, ea, eb, m, 0);
-        quad_n!(3, abcd, eb, ea, m, 0);
-        quad_n!(4, abcd, ea, eb, m, 0);
-        quad_n!(5, abcd, eb, ea, m, 1);
-        quad_n!(6, abcd, ea, eb, m, 1);
-        quad_n!(7, abcd, eb, ea, m, 1);
-        quad_n!(8, abcd, ea, eb, m, 1);
-        quad_n!(9, abcd, eb, ea, m, 1);
-        quad_n!(10, abcd, ea, eb, m, 2);
-        quad_n!(11, abcd, eb, ea, m, 2);
-        quad_n!(12, abcd, ea, eb, m, 2);
-        quad_n!(13, abcd, eb, ea, m, 2);
-        quad_n!(14, abcd, ea, eb, m, 2);
-        quad_n!(15, abcd, eb, ea, m, 3);
-        quad_n!(16, abcd, ea, eb, m, 3);
-        quad_n!(17, abcd, eb, ea, m, 3);
-        quad_n!(18, abcd, ea, eb, m, 3);
-        quad_n!(19, abcd, eb, ea, m, 3);
+        quad_n!(0, abcd, ea, eb, m, 0, ALU);
+        quad_n!(1, abcd, eb, ea, m, 0, ALU);
+        quad_n!(2, abcd, ea, eb, m, 0, ALU);
+        quad_n!(3, abcd, eb, ea, m, 0, ALU);
+        quad_n!(4, abcd, ea, eb, m, 0, ALU);
+        quad_n!(5, abcd, eb, ea, m, 1, ALU);
+        quad_n!(6, abcd, ea, eb, m, 1, ALU);
+        quad_n!(7, abcd, eb, ea, m, 1, ALU);
+        quad_n!(8, abcd, ea, eb, m, 1, ALU);
+        quad_n!(9, abcd, eb, ea, m, 1, ALU);
+        quad_n!(10, abcd, ea, eb, m, 2, ALU);
+        quad_n!(11, abcd, eb, ea, m, 2, ALU);
+        quad_n!(12, abcd, ea, eb, m, 2, ALU);
+        quad_n!(13, abcd, eb, ea, m, 2, ALU);
+        quad_n!(14, abcd, ea, eb, m, 2, ALU);
+        quad_n!(15, abcd, eb, ea, m, 3, ALU);
+        quad_n!(16, abcd, ea, eb, m, 3, ALU);
+        quad_n!(17, abcd, eb, ea, m, 3, ALU);
+        quad_n!(18, abcd, ea, eb, m, 3, ALU);
+        quad_n!(19, abcd, eb, ea, m, 3, ALU);
         // E after round 79 comes from the A of round 76 (saved in `ea`);
         // `e0` has zeros in lanes 0-2, so the result does too.
         let e = core::array::from_fn(|c| _mm_sha1nexte_epu32(ea[c], e0[c]));
@@ -960,7 +1040,7 @@ unsafe fn compress_digest_blocks<const N: usize>(
 ///
 /// The CPU must have SHA, SSSE3 and SSE4.1.
 #[target_feature(enable = "sha,ssse3,sse4.1")]
-unsafe fn pbkdf2_shani<const N: usize>(
+unsafe fn pbkdf2_shani<const N: usize, const ALU: bool>(
     inner_key: &[u32; 5],
     outer_key: &[u32; 5],
     u: &mut [[u32; 5]; N],
@@ -980,8 +1060,8 @@ unsafe fn pbkdf2_shani<const N: usize>(
     for _ in 0..n {
         // SAFETY: SHA, SSSE3 and SSE4.1 are enabled here.
         unsafe {
-            let (ha, he) = compress_digest_blocks([ia; N], [ie; N], ua, ue);
-            (ua, ue) = compress_digest_blocks([oa; N], [oe; N], ha, he);
+            let (ha, he) = compress_digest_blocks::<N, ALU>([ia; N], [ie; N], ua, ue);
+            (ua, ue) = compress_digest_blocks::<N, ALU>([oa; N], [oe; N], ha, he);
         }
         for c in 0..N {
             ta[c] = _mm_xor_si128(ta[c], ua[c]);
@@ -1005,7 +1085,13 @@ impl<const N: usize> super::many::Lanes<N> for ShaNiToken {
         // SAFETY: the token proves SHA, SSSE3 and SSE4.1, everything
         // `compress_lanes` enables; every lane has `blocks` whole blocks
         // (checked above).
-        unsafe { compress_lanes(state, data, blocks) }
+        unsafe {
+            if self.slow_msg2() {
+                compress_lanes::<N, true>(state, data, blocks)
+            } else {
+                compress_lanes::<N, false>(state, data, blocks)
+            }
+        }
     }
 }
 
@@ -1015,7 +1101,7 @@ impl<const N: usize> super::many::Lanes<N> for ShaNiToken {
 /// `blocks * 64` bytes.
 #[target_feature(enable = "sha,ssse3,sse4.1")]
 #[allow(unused_assignments)]
-unsafe fn compress_lanes<const N: usize>(
+unsafe fn compress_lanes<const N: usize, const ALU: bool>(
     state: &mut [[u32; N]; 5],
     data: &[&[u8]; N],
     blocks: usize,
@@ -1030,31 +1116,34 @@ unsafe fn compress_lanes<const N: usize>(
     for blk in 0..blocks {
         let abcd_save = abcd;
         let e_save = ea;
-        let mut m: [[__m128i; 4]; N] = core::array::from_fn(|c| {
+        let mut m: [[__m128i; 8]; N] = core::array::from_fn(|c| {
             // SAFETY: `data[c]` holds `blocks` blocks (the caller's
             // contract); SSSE3 is enabled.
-            unsafe { load_block(&data[c][blk * 64..blk * 64 + 64], bswap) }
+            unsafe { load_slots(&data[c][blk * 64..blk * 64 + 64], bswap) }
         });
-        quad_n!(0, abcd, ea, eb, m, 0);
-        quad_n!(1, abcd, eb, ea, m, 0);
-        quad_n!(2, abcd, ea, eb, m, 0);
-        quad_n!(3, abcd, eb, ea, m, 0);
-        quad_n!(4, abcd, ea, eb, m, 0);
-        quad_n!(5, abcd, eb, ea, m, 1);
-        quad_n!(6, abcd, ea, eb, m, 1);
-        quad_n!(7, abcd, eb, ea, m, 1);
-        quad_n!(8, abcd, ea, eb, m, 1);
-        quad_n!(9, abcd, eb, ea, m, 1);
-        quad_n!(10, abcd, ea, eb, m, 2);
-        quad_n!(11, abcd, eb, ea, m, 2);
-        quad_n!(12, abcd, ea, eb, m, 2);
-        quad_n!(13, abcd, eb, ea, m, 2);
-        quad_n!(14, abcd, ea, eb, m, 2);
-        quad_n!(15, abcd, eb, ea, m, 3);
-        quad_n!(16, abcd, ea, eb, m, 3);
-        quad_n!(17, abcd, eb, ea, m, 3);
-        quad_n!(18, abcd, ea, eb, m, 3);
-        quad_n!(19, abcd, eb, ea, m, 3);
+        // SAFETY: SHA, SSSE3 and SSE4.1 are enabled here.
+        unsafe {
+            quad_n!(0, abcd, ea, eb, m, 0, ALU);
+            quad_n!(1, abcd, eb, ea, m, 0, ALU);
+            quad_n!(2, abcd, ea, eb, m, 0, ALU);
+            quad_n!(3, abcd, eb, ea, m, 0, ALU);
+            quad_n!(4, abcd, ea, eb, m, 0, ALU);
+            quad_n!(5, abcd, eb, ea, m, 1, ALU);
+            quad_n!(6, abcd, ea, eb, m, 1, ALU);
+            quad_n!(7, abcd, eb, ea, m, 1, ALU);
+            quad_n!(8, abcd, ea, eb, m, 1, ALU);
+            quad_n!(9, abcd, eb, ea, m, 1, ALU);
+            quad_n!(10, abcd, ea, eb, m, 2, ALU);
+            quad_n!(11, abcd, eb, ea, m, 2, ALU);
+            quad_n!(12, abcd, ea, eb, m, 2, ALU);
+            quad_n!(13, abcd, eb, ea, m, 2, ALU);
+            quad_n!(14, abcd, ea, eb, m, 2, ALU);
+            quad_n!(15, abcd, eb, ea, m, 3, ALU);
+            quad_n!(16, abcd, ea, eb, m, 3, ALU);
+            quad_n!(17, abcd, eb, ea, m, 3, ALU);
+            quad_n!(18, abcd, ea, eb, m, 3, ALU);
+            quad_n!(19, abcd, eb, ea, m, 3, ALU);
+        }
         for c in 0..N {
             // E after round 79 comes from the A of round 76 (in `ea`).
             ea[c] = _mm_sha1nexte_epu32(ea[c], e_save[c]);
@@ -1077,7 +1166,13 @@ impl<const N: usize> super::many::pbkdf2::Pbkdf2Lanes<N> for ShaNiToken {
     fn iterate(self, chains: &mut super::many::pbkdf2::Pbkdf2Chains<N>, n: u32) {
         // SAFETY: the token proves SHA, SSSE3 and SSE4.1, everything
         // `pbkdf2_keyed_shani` enables.
-        unsafe { pbkdf2_keyed_shani(chains, n) }
+        unsafe {
+            if self.slow_msg2() {
+                pbkdf2_keyed_shani::<N, true>(chains, n)
+            } else {
+                pbkdf2_keyed_shani::<N, false>(chains, n)
+            }
+        }
     }
 }
 
@@ -1085,7 +1180,7 @@ impl<const N: usize> super::many::pbkdf2::Pbkdf2Lanes<N> for ShaNiToken {
 ///
 /// The CPU must have SHA, SSSE3 and SSE4.1.
 #[target_feature(enable = "sha,ssse3,sse4.1")]
-unsafe fn pbkdf2_keyed_shani<const N: usize>(
+unsafe fn pbkdf2_keyed_shani<const N: usize, const ALU: bool>(
     chains: &mut super::many::pbkdf2::Pbkdf2Chains<N>,
     n: u32,
 ) {
@@ -1111,8 +1206,8 @@ unsafe fn pbkdf2_keyed_shani<const N: usize>(
     for _ in 0..n {
         // SAFETY: SHA, SSSE3 and SSE4.1 are enabled here.
         unsafe {
-            let (ha, he) = compress_digest_blocks(ia, ie, ua, ue);
-            (ua, ue) = compress_digest_blocks(oa, oe, ha, he);
+            let (ha, he) = compress_digest_blocks::<N, ALU>(ia, ie, ua, ue);
+            (ua, ue) = compress_digest_blocks::<N, ALU>(oa, oe, ha, he);
         }
         for c in 0..N {
             ta[c] = _mm_xor_si128(ta[c], ua[c]);
@@ -1190,16 +1285,160 @@ mod tests {
                 };
                 let want = run(&|st, on| Kernel::Portable.compress_dc(&cfg, st, 64, whole, on));
                 // SAFETY: the token proves SHA, SSSE3 and SSE4.1.
-                let sse = run(&|st, on| unsafe { compress_dc_sse(token, &cfg, st, 64, whole, on) });
-                assert!(sse == want, "SSE form, {} bytes, {cfg:?}", whole.len());
+                let sse = [
+                    // SAFETY: as above.
+                    run(&|st, on| unsafe {
+                        compress_dc_sse::<false>(token, &cfg, st, 64, whole, on)
+                    }),
+                    // SAFETY: as above.
+                    run(&|st, on| unsafe {
+                        compress_dc_sse::<true>(token, &cfg, st, 64, whole, on)
+                    }),
+                ];
+                for (alu, got) in sse.iter().enumerate() {
+                    assert!(
+                        *got == want,
+                        "SSE form, ALU {alu}, {} bytes, {cfg:?}",
+                        whole.len()
+                    );
+                }
                 if Avx2MulToken::get().is_some() {
-                    // SAFETY: AVX with OS ymm support was just detected.
-                    let avx =
-                        run(&|st, on| unsafe { compress_dc_avx(token, &cfg, st, 64, whole, on) });
-                    assert!(avx == want, "VEX form, {} bytes, {cfg:?}", whole.len());
+                    let avx = [
+                        // SAFETY: AVX with OS ymm support was just detected.
+                        run(&|st, on| unsafe {
+                            compress_dc_avx::<false>(token, &cfg, st, 64, whole, on)
+                        }),
+                        // SAFETY: as above.
+                        run(&|st, on| unsafe {
+                            compress_dc_avx::<true>(token, &cfg, st, 64, whole, on)
+                        }),
+                    ];
+                    for (alu, got) in avx.iter().enumerate() {
+                        assert!(
+                            *got == want,
+                            "VEX form, ALU {alu}, {} bytes, {cfg:?}",
+                            whole.len()
+                        );
+                    }
                 }
             }
         }
+    }
+
+    /// Both schedules (`sha1msg2` throughout, and SSE2 from word 32) of
+    /// every entry point against the portable code, whichever one this
+    /// CPU's `slow_msg2` picks: one-stream, interleaved lanes, HMAC's end
+    /// and PBKDF2's chains.
+    #[test]
+    fn both_schedules_equal_portable() {
+        use super::super::portable;
+        let Some(_) = ShaNiToken::get() else {
+            return;
+        };
+        let mut x = 0x0DDC_0FFE_u64;
+        let mut rand = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let data: [u8; 64 * 43] = core::array::from_fn(|_| rand() as u8);
+        for n in [0, 1, 2, 7, 40] {
+            let blocks = &data[..64 * n];
+            let iv = [
+                rand() as u32,
+                rand() as u32,
+                rand() as u32,
+                rand() as u32,
+                rand() as u32,
+            ];
+            let mut want = iv;
+            portable::compress(&mut want, blocks);
+            let (mut a, mut b) = (iv, iv);
+            // SAFETY: the token proves SHA, SSSE3 and SSE4.1.
+            unsafe {
+                compress_shani::<false>(&mut a, blocks);
+                compress_shani::<true>(&mut b, blocks);
+            }
+            assert_eq!((a, b), (want, want), "{n} blocks");
+            // Three lanes, lane c from its own offset and chaining value.
+            let lanes: [&[u8]; 3] = core::array::from_fn(|c| &data[64 * c..64 * (c + n)]);
+            let mut st = [[0u32; 3]; 5];
+            for (w, row) in st.iter_mut().enumerate() {
+                *row = core::array::from_fn(|c| iv[w] ^ c as u32);
+            }
+            let (mut a, mut b) = (st, st);
+            // SAFETY: as above; every lane holds `n` blocks.
+            unsafe {
+                compress_lanes::<3, false>(&mut a, &lanes, n);
+                compress_lanes::<3, true>(&mut b, &lanes, n);
+            }
+            for c in 0..3 {
+                let mut want: [u32; 5] = core::array::from_fn(|w| st[w][c]);
+                portable::compress(&mut want, lanes[c]);
+                let got = |s: &[[u32; 3]; 5]| -> [u32; 5] { core::array::from_fn(|w| s[w][c]) };
+                assert_eq!((got(&a), got(&b)), (want, want), "lane {c}, {n} blocks");
+            }
+            // HMAC's end: the inner tail, then the outer digest block.
+            let outer = [
+                rand() as u32,
+                rand() as u32,
+                rand() as u32,
+                rand() as u32,
+                rand() as u32,
+            ];
+            let mut inner = iv;
+            portable::compress(&mut inner, blocks);
+            let mut want = outer;
+            portable::compress(&mut want, &digest_block(&inner));
+            let (mut ia, mut ib) = (iv, iv);
+            // SAFETY: as above.
+            let got = unsafe {
+                [
+                    hmac_finish_shani::<false>(&mut ia, blocks, &outer),
+                    hmac_finish_shani::<true>(&mut ib, blocks, &outer),
+                ]
+            };
+            assert_eq!(got, [want, want], "HMAC end, {n} blocks");
+        }
+        // PBKDF2: two chains, 3 iterations, against one iteration at a
+        // time done with the portable compression.
+        let inner = [1, 2, 3, 4, 5];
+        let outer = [6, 7, 8, 9, 10];
+        let u0 = [[11, 12, 13, 14, 15], [16, 17, 18, 19, 20]];
+        let mut want_u = u0;
+        let mut want_t = [[0u32; 5]; 2];
+        for _ in 0..3 {
+            for (u, t) in want_u.iter_mut().zip(&mut want_t) {
+                let mut h = inner;
+                portable::compress(&mut h, &digest_block(u));
+                let mut o = outer;
+                portable::compress(&mut o, &digest_block(&h));
+                *u = o;
+                for (t, u) in t.iter_mut().zip(u.iter()) {
+                    *t ^= u;
+                }
+            }
+        }
+        for alu in [false, true] {
+            let (mut u, mut t) = (u0, [[0u32; 5]; 2]);
+            // SAFETY: as above.
+            unsafe {
+                if alu {
+                    pbkdf2_shani::<2, true>(&inner, &outer, &mut u, &mut t, 3);
+                } else {
+                    pbkdf2_shani::<2, false>(&inner, &outer, &mut u, &mut t, 3);
+                }
+            }
+            assert_eq!((u, t), (want_u, want_t), "PBKDF2, ALU {alu}");
+        }
+    }
+
+    /// The block after one key block that holds the 20-byte digest `s`.
+    fn digest_block(s: &[u32; 5]) -> [u8; 64] {
+        let mut block = super::super::hmac::digest_block();
+        block[..20].copy_from_slice(&super::super::state_to_bytes(s));
+        block
     }
 
     #[test]
