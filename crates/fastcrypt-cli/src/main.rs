@@ -61,17 +61,30 @@ enum Command {
 
 fn main() -> ExitCode {
     stdio::default_sigpipe();
+    // `fastcrypt sha1 FILE...`, the common case, without building clap's
+    // parser (see `sha1_cmd::Args::operands_only`).
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().take(2).collect();
+    if argv.get(1).is_some_and(|a| a == "sha1") {
+        let rest: Vec<std::ffi::OsString> = std::env::args_os().skip(2).collect();
+        if let Some(args) = sha1_cmd::Args::operands_only(&rest) {
+            return status(sha1_cmd::run(args));
+        }
+    }
     let cli: Cli = match fastcrypt_cli::parse() {
         Ok(cli) => cli,
         Err(status) => return status,
     };
-    let result = match cli.command {
+    status(match cli.command {
         Command::Cpu => cpu_cmd::run().map_err(Failure::from),
         Command::Rc4(args) => rc4_cmd::run(args).map_err(Failure::from),
         Command::Sha1(args) => sha1_cmd::run(args),
         Command::Speed { args } => speed_launch::run(&args).map_err(Failure::from),
         Command::Benchcmp(args) => benchcmp::run(args).map_err(Failure::from),
-    };
+    })
+}
+
+/// A command's result as the exit status; a message is printed first.
+fn status(result: Result<(), Failure>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Message(e)) => {
