@@ -38,7 +38,9 @@
 # (2), RUNS (hyperfine --min-runs, 5), SMALL_ROUNDS (the start-up
 # test's interleaved rounds, 500), WORK (where the data goes; default a
 # temporary directory removed at the end; give one to keep and reuse the
-# data), FASTCRYPT (a built binary; default: build the release one).
+# data), FASTCRYPT (a built binary; default: build the release one,
+# linked statically with scripts/build-static.sh, as README.md advises
+# for start-up).
 # Installs hyperfine and sha1collisiondetection with apt-get (through
 # sudo when not root) when they are missing (see above for sha1cdsum
 # where apt has no such package); without sha1cdsum its rows are skipped.
@@ -94,8 +96,7 @@ command -v git >/dev/null || { echo "sha1-tree-bench: git is needed" >&2; exit 1
 command -v python3 >/dev/null || { echo "sha1-tree-bench: python3 is needed" >&2; exit 1; }
 
 if [ -z "${FASTCRYPT:-}" ]; then
-  cargo build -q --release -p fastcrypt-cli
-  FASTCRYPT=${CARGO_TARGET_DIR:-target}/release/fastcrypt
+  FASTCRYPT=$(scripts/build-static.sh -q --release)
 fi
 FASTCRYPT=$(realpath "$FASTCRYPT")
 

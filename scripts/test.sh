@@ -16,8 +16,10 @@
 #     --cfg fastcrypt_backend="portable"; then built for 32-bit x86 with
 #     every backend required as on x86-64, and the speed lab run on it
 #     (scripts/test-i686.sh);
-#  6. the examples, the docs (no warnings) and the packages (contents,
-#     licences, under 2 MiB each: scripts/package-check.sh);
+#  6. the examples, `fastcrypt` linked statically (scripts/build-static.sh)
+#     giving the dynamic build's output, the docs (no warnings) and the
+#     packages (contents, licences, under 2 MiB each:
+#     scripts/package-check.sh);
 #  7. the constant-time check (valgrind, release profile): AES key schedule,
 #     AES-GCM seal/open, tag compare, GHASH, SHA-1 and HMAC on every backend
 #     valgrind can run, each family with leaky twins that must be flagged;
@@ -95,6 +97,31 @@ for ex in crates/fastcrypt/examples/*.rs; do
   echo "-- $name"
   "${CARGO_TARGET_DIR:-target}/debug/examples/$name" README.md
 done
+
+step "fastcrypt linked statically (scripts/build-static.sh): same output"
+# The dynamically linked binary `cargo test` built is the reference;
+# the static one replaces it in target/debug (nothing after this uses it).
+bin=${CARGO_TARGET_DIR:-target}/debug/fastcrypt
+ref=$(mktemp -d)
+cp "$bin" "$ref/fastcrypt"
+scripts/build-static.sh -q --locked >/dev/null
+sd=crates/fastcrypt/testdata/sha1dc
+printf 'abc' >"$ref/abc"
+for args in "sha1 $sd/shattered-1.pdf $sd/sha-mbles-2.bin $ref/abc" \
+  "sha1 --no-detect -j 2 $sd/shattered-2.pdf $ref/abc" \
+  "sha1 --pieces 4K $sd/shattered-1.pdf" "cpu"; do
+  # shellcheck disable=SC2086 # word-split on purpose
+  want=$("$ref/fastcrypt" $args 2>&1; echo "exit $?")
+  # shellcheck disable=SC2086
+  got=$("$bin" $args 2>&1; echo "exit $?")
+  if [ "$want" != "$got" ]; then
+    echo "static fastcrypt differs on: $args" >&2
+    diff <(echo "$want") <(echo "$got") >&2 || true
+    exit 1
+  fi
+  echo "-- fastcrypt $args: same (${want##*exit })"
+done
+rm -rf "$ref"
 
 step "docs: cargo doc -D warnings, every feature"
 RUSTDOCFLAGS="-D warnings" cargo doc -q --locked --no-deps --all-features \
