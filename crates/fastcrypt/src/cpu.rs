@@ -541,7 +541,7 @@ token!(
 /// Whether the CPU is an Intel one (CPUID leaf 0 reads `GenuineIntel`),
 /// read once and cached. A tuning hint that picks between equivalent code
 /// paths, never a proof of what may run.
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+#[cfg(fastcrypt_x86)]
 pub(crate) fn is_intel() -> bool {
     // 0: not read yet, 1: Intel, 2: another vendor.
     static VENDOR: AtomicU32 = AtomicU32::new(0);

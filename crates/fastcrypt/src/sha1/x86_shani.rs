@@ -20,11 +20,11 @@ use crate::cpu::{Avx2MulToken, ShaNiToken};
 
 /// Compresses every 64-byte block of `blocks` into `state`.
 #[inline]
-pub(super) fn compress(_token: ShaNiToken, state: &mut [u32; 5], blocks: &[u8]) {
+pub(super) fn compress(token: ShaNiToken, state: &mut [u32; 5], blocks: &[u8]) {
     // SAFETY: the token proves SHA, SSSE3 and SSE4.1 are present, which is
     // everything `compress_shani` enables.
     unsafe {
-        if _token.slow_msg2() {
+        if token.slow_msg2() {
             compress_shani::<true>(state, blocks)
         } else {
             compress_shani::<false>(state, blocks)
@@ -876,7 +876,7 @@ unsafe fn forward_shani(mut s: [u32; 5], w: &Expanded, from: usize, to: usize) -
 /// padding. The chains' round groups alternate, filling the latency of
 /// one chain's `sha1rnds4` with the other's.
 pub(crate) fn pbkdf2_chains<const N: usize>(
-    _token: ShaNiToken,
+    token: ShaNiToken,
     inner_key: &[u32; 5],
     outer_key: &[u32; 5],
     u: &mut [[u32; 5]; N],
@@ -886,7 +886,7 @@ pub(crate) fn pbkdf2_chains<const N: usize>(
     // SAFETY: the token proves SHA, SSSE3 and SSE4.1, everything
     // `pbkdf2_shani` enables.
     unsafe {
-        if _token.slow_msg2() {
+        if token.slow_msg2() {
             pbkdf2_shani::<N, true>(inner_key, outer_key, u, t, n)
         } else {
             pbkdf2_shani::<N, false>(inner_key, outer_key, u, t, n)
@@ -897,7 +897,7 @@ pub(crate) fn pbkdf2_chains<const N: usize>(
 /// The end of an HMAC (see `Kernel::hmac_finish`): the inner tail's
 /// blocks, then the outer block built in registers from the inner digest.
 pub(crate) fn hmac_finish(
-    _token: ShaNiToken,
+    token: ShaNiToken,
     inner: &mut [u32; 5],
     tail: &[u8],
     outer_key: &[u32; 5],
@@ -905,7 +905,7 @@ pub(crate) fn hmac_finish(
     // SAFETY: the token proves SHA, SSSE3 and SSE4.1, everything
     // `hmac_finish_shani` enables.
     unsafe {
-        if _token.slow_msg2() {
+        if token.slow_msg2() {
             hmac_finish_shani::<true>(inner, tail, outer_key)
         } else {
             hmac_finish_shani::<false>(inner, tail, outer_key)
@@ -1327,8 +1327,8 @@ mod tests {
 
     /// Both schedules (`sha1msg2` throughout, and SSE2 from word 32) of
     /// every entry point against the portable code, whichever one this
-    /// CPU's `slow_msg2` picks: one-stream, interleaved lanes, HMAC's end
-    /// and PBKDF2's chains.
+    /// SHA-NI CPU's `slow_msg2` picks: one-stream, interleaved lanes,
+    /// HMAC's end, PBKDF2's chains and the batch form's keyed chains.
     #[test]
     fn both_schedules_equal_portable() {
         use super::super::portable;
@@ -1431,6 +1431,27 @@ mod tests {
                 }
             }
             assert_eq!((u, t), (want_u, want_t), "PBKDF2, ALU {alu}");
+            // The batch form: each chain from its own keyed states, as
+            // words in lanes.
+            let mut ch = super::super::many::pbkdf2::Pbkdf2Chains::<2> {
+                inner: core::array::from_fn(|w| [inner[w]; 2]),
+                outer: core::array::from_fn(|w| [outer[w]; 2]),
+                u: core::array::from_fn(|w| [u0[0][w], u0[1][w]]),
+                t: [[0; 2]; 5],
+            };
+            // SAFETY: as above.
+            unsafe {
+                if alu {
+                    pbkdf2_keyed_shani::<2, true>(&mut ch, 3);
+                } else {
+                    pbkdf2_keyed_shani::<2, false>(&mut ch, 3);
+                }
+            }
+            for c in 0..2 {
+                let u: [u32; 5] = core::array::from_fn(|w| ch.u[w][c]);
+                let t: [u32; 5] = core::array::from_fn(|w| ch.t[w][c]);
+                assert_eq!((u, t), (want_u[c], want_t[c]), "batch PBKDF2, ALU {alu}");
+            }
         }
     }
 
