@@ -7,10 +7,11 @@
 # (README.md, "The command line"). Static glibc cannot load NSS modules
 # or dlopen; `fastcrypt` needs neither.
 #
-#   scripts/build-static.sh --release     # target/release/fastcrypt
-#   scripts/build-static.sh               # target/debug/fastcrypt
+#   scripts/build-static.sh --release         # target/release/fastcrypt
+#   scripts/build-static.sh --profile test    # target/debug/fastcrypt
 #
-# Arguments go to `cargo rustc` (profile, --locked, -q). Only the final
+# Arguments go to `cargo rustc` (--release or --profile NAME, --locked,
+# -q; not --target). Only the final
 # link changes, so the dependencies' builds are shared with `cargo build`;
 # the flag goes to the binary's own rustc call because, given to every
 # crate (RUSTFLAGS), it would also reach the proc-macro crates, which
@@ -22,15 +23,30 @@ case "$(uname -s)-$(uname -m)" in
   *) echo "build-static: only for Linux with glibc" >&2; exit 2 ;;
 esac
 cargo rustc "$@" -p fastcrypt-cli --bin fastcrypt -- -C target-feature=+crt-static
-profile=debug
+# Where cargo put it: the profile's directory (dev and test share debug).
+dir=debug
+next_is_profile=
 for a in "$@"; do
+  if [ -n "$next_is_profile" ]; then
+    dir=$a
+    next_is_profile=
+    continue
+  fi
   case "$a" in
-    --release | -r) profile=release ;;
+    --release | -r) dir=release ;;
+    --profile) next_is_profile=1 ;;
+    --profile=*) dir=${a#--profile=} ;;
   esac
 done
-bin=${CARGO_TARGET_DIR:-target}/$profile/fastcrypt
-if ldd "$bin" >/dev/null 2>&1 && ! ldd "$bin" 2>&1 | grep -q 'statically linked'; then
-  echo "build-static: $bin is still dynamically linked" >&2
+case "$dir" in dev | test) dir=debug ;; bench) dir=release ;; esac
+bin=${CARGO_TARGET_DIR:-target}/$dir/fastcrypt
+if [ ! -x "$bin" ]; then
+  echo "build-static: no $bin after the build (--target or a configured target-dir?)" >&2
+  exit 1
+fi
+# Static: no program interpreter and no shared library needed.
+if readelf -lW "$bin" | grep -q 'program interpreter' || readelf -dW "$bin" | grep -q '(NEEDED)'; then
+  echo "build-static: $bin is dynamically linked" >&2
   exit 1
 fi
 echo "$bin"

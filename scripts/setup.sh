@@ -10,7 +10,7 @@
 set -euo pipefail
 need=()
 # gcc: the C library's tests compile C programs with `cc`.
-pkgs=(libssl-dev pkg-config valgrind binutils python3 gcc)
+pkgs=(libssl-dev pkg-config valgrind binutils python3 gcc libc6-dev)
 i686_pkgs=(rustc-web cargo-web rust-web-src gcc-multilib)
 [ "$(uname -m)" = x86_64 ] && pkgs+=("${i686_pkgs[@]}")
 for pkg in "${pkgs[@]}"; do

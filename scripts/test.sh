@@ -16,9 +16,9 @@
 #     --cfg fastcrypt_backend="portable"; then built for 32-bit x86 with
 #     every backend required as on x86-64, and the speed lab run on it
 #     (scripts/test-i686.sh);
-#  6. the examples, `fastcrypt` linked statically (scripts/build-static.sh)
-#     giving the dynamic build's output, the docs (no warnings) and the
-#     packages (contents, licences, under 2 MiB each:
+#  6. the examples, the docs (no warnings), `fastcrypt` linked statically
+#     (scripts/build-static.sh --release) giving the dynamic build's
+#     output, and the packages (contents, licences, under 2 MiB each:
 #     scripts/package-check.sh);
 #  7. the constant-time check (valgrind, release profile): AES key schedule,
 #     AES-GCM seal/open, tag compare, GHASH, SHA-1 and HMAC on every backend
@@ -98,13 +98,22 @@ for ex in crates/fastcrypt/examples/*.rs; do
   "${CARGO_TARGET_DIR:-target}/debug/examples/$name" README.md
 done
 
+step "docs: cargo doc -D warnings, every feature"
+RUSTDOCFLAGS="-D warnings" cargo doc -q --locked --no-deps --all-features \
+  -p fastcrypt -p fastcrypt-cli -p fastcrypt-sha1dc
+# What follows builds in release (target/release, fuzz/target) only.
+drop target/debug target/doc
+
 step "fastcrypt linked statically (scripts/build-static.sh): same output"
-# The dynamically linked binary `cargo test` built is the reference;
-# the static one replaces it in target/debug (nothing after this uses it).
-bin=${CARGO_TARGET_DIR:-target}/debug/fastcrypt
+# The release build README recommends, against the dynamically linked
+# release build as the reference: the two share every dependency's
+# build, only the link differs.
+cargo build -q --locked --release -p fastcrypt-cli --bin fastcrypt
+bin=${CARGO_TARGET_DIR:-target}/release/fastcrypt
 ref=$(mktemp -d)
+trap 'rm -rf "$ref"' EXIT
 cp "$bin" "$ref/fastcrypt"
-scripts/build-static.sh -q --locked >/dev/null
+scripts/build-static.sh -q --locked --release >/dev/null
 sd=crates/fastcrypt/testdata/sha1dc
 printf 'abc' >"$ref/abc"
 for args in "sha1 $sd/shattered-1.pdf $sd/sha-mbles-2.bin $ref/abc" \
@@ -122,12 +131,7 @@ for args in "sha1 $sd/shattered-1.pdf $sd/sha-mbles-2.bin $ref/abc" \
   echo "-- fastcrypt $args: same (${want##*exit })"
 done
 rm -rf "$ref"
-
-step "docs: cargo doc -D warnings, every feature"
-RUSTDOCFLAGS="-D warnings" cargo doc -q --locked --no-deps --all-features \
-  -p fastcrypt -p fastcrypt-cli -p fastcrypt-sha1dc
-# What follows builds in release (target/release, fuzz/target) only.
-drop target/debug target/doc
+trap - EXIT
 
 step "packages: contents, licences, size (scripts/package-check.sh)"
 if [ -n "$(git status --porcelain 2>/dev/null)" ]; then
