@@ -503,8 +503,9 @@ fn dc_one_stream(cfg: DcConfig) -> impl FnOnce(Jobs<'_, '_>, &mut [DcDigest]) {
 /// fastest backend this CPU runs; `with_backend` forces one, so one
 /// process can test and benchmark all of them.
 ///
-/// How a batch runs: the backend's lanes take the messages in order, a
-/// new one into each lane as soon as its message ends. When no message is
+/// How a batch runs: the backend's lanes take the messages longest first
+/// (by powers of two of their lengths), a new one into each lane as soon
+/// as its message ends. When no message is
 /// left to start and only a few lanes are still busy, the backend hands
 /// them to a narrower kernel (SHA-NI chains where this CPU has SHA-NI,
 /// else the fastest one-stream kernel), which finishes them faster than
@@ -712,7 +713,11 @@ impl Sha1Many {
         }
     }
 
-    fn hash<'a>(&self, messages: impl Iterator<Item = &'a [u8]>, out: &mut [[u8; DIGEST_LEN]]) {
+    fn hash<'a>(
+        &self,
+        messages: impl Iterator<Item = &'a [u8]> + Clone,
+        out: &mut [[u8; DIGEST_LEN]],
+    ) {
         let jobs = &mut jobs(messages);
         match self.kernel {
             Kernel::Portable => {
@@ -746,15 +751,33 @@ fn dc_hand_off(lanes: usize) -> usize {
     }
 }
 
-/// The messages as jobs, each to its slot.
-fn jobs<'a>(messages: impl Iterator<Item = &'a [u8]>) -> impl Iterator<Item = Job<'a>> {
-    messages.enumerate().map(|(slot, msg)| Job {
-        slot,
-        msg,
-        done: 0,
-        state: IV,
-        found: Found::default(),
-    })
+/// The messages as jobs, each to its slot, longest first: by size class
+/// (the bit length of the number of whole blocks), input order within a
+/// class. Lanes take jobs in this order, so the jobs still running when
+/// none is left to start are short ones, and the lanes end nearly
+/// together; in input order a long message near the end of a batch of
+/// mixed sizes (git objects, a tree's files) ran on alone. One pass per
+/// class present, with no allocation; messages of one class (equal
+/// lengths, pieces) go in input order.
+fn jobs<'a>(messages: impl Iterator<Item = &'a [u8]> + Clone) -> impl Iterator<Item = Job<'a>> {
+    let class = |m: &[u8]| usize::BITS - (m.len() / BLOCK_LEN).leading_zeros();
+    let present = messages.clone().fold(0u128, |p, m| p | 1 << class(m));
+    (0..=usize::BITS)
+        .rev()
+        .filter(move |&c| present >> c & 1 == 1)
+        .flat_map(move |c| {
+            messages
+                .clone()
+                .enumerate()
+                .filter(move |&(_, m)| class(m) == c)
+                .map(|(slot, msg)| Job {
+                    slot,
+                    msg,
+                    done: 0,
+                    state: IV,
+                    found: Found::default(),
+                })
+        })
 }
 
 /// The SHA-1 of each message, in order, on the fastest backend (see
