@@ -60,7 +60,7 @@ pub(super) struct Keys<T: GcmToken> {
 }
 
 impl<T: GcmToken> Keys<T> {
-    fn new(t: T, key: &[u8]) -> Keys<T> {
+    pub(super) fn new(t: T, key: &[u8]) -> Keys<T> {
         let rk = ni::expand(t, key);
         let mut h = [0u8; 16];
         encrypt_block(t, &rk, &mut h);

@@ -40,17 +40,37 @@ impl x86::Kernel for Vaes512Token {
         aad: &[u8],
         buf: &mut [u8],
     ) -> [u8; 16] {
-        // The counter's low word as a scalar, read here: inside `crypt_k`
-        // the compiler would take it out of the vector that holds J0, a
-        // vector-to-scalar move that the constant-time listing
-        // (scripts/ct-static.sh) has to treat as secret.
-        let c32 = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]).wrapping_add(1);
-        // SAFETY: the token proves VAES, VPCLMULQDQ, AVX-512 F/BW/VL with
-        // OS-saved ZMM state, AVX2, AES-NI, PCLMULQDQ, SSSE3 and SSE4.1.
-        unsafe {
+        crypt_as::<OPEN>(self, k, j0, aad, buf, zclm::karatsuba())
+    }
+}
+
+/// [`x86::Kernel::crypt`] with GHASH's product form chosen by the caller
+/// (`kara`: Karatsuba, see [`zclm::karatsuba`]); the tests run both.
+fn crypt_as<const OPEN: bool>(
+    t: Vaes512Token,
+    k: &Keys<Vaes512Token>,
+    j0: &[u8; 16],
+    aad: &[u8],
+    buf: &mut [u8],
+    kara: bool,
+) -> [u8; 16] {
+    // The counter's low word as a scalar, read here: inside `crypt_k`
+    // the compiler would take it out of the vector that holds J0, a
+    // vector-to-scalar move that the constant-time listing
+    // (scripts/ct-static.sh) has to treat as secret.
+    let c32 = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]).wrapping_add(1);
+    // SAFETY: the token proves VAES, VPCLMULQDQ, AVX-512 F/BW/VL with
+    // OS-saved ZMM state, AVX2, AES-NI, PCLMULQDQ, SSSE3 and SSE4.1.
+    unsafe {
+        if kara {
             by_rounds!(
                 k.rk.rounds,
-                crypt_k::<OPEN>(self, &k.rk, &k.hk, j0, c32, aad, buf)
+                crypt_k::<OPEN, true>(t, &k.rk, &k.hk, j0, c32, aad, buf)
+            )
+        } else {
+            by_rounds!(
+                k.rk.rounds,
+                crypt_k::<OPEN, false>(t, &k.rk, &k.hk, j0, c32, aad, buf)
             )
         }
     }
@@ -179,7 +199,7 @@ fn xor_store<const N: usize>(_t: Vaes512Token, io: &mut [u8], ks: &[__m512i; N])
 /// lengths block starts a register of its own, else `N`; at most 4).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn tail<const OPEN: bool, const N: usize, const G: usize>(
+fn tail<const OPEN: bool, const K: bool, const N: usize, const G: usize>(
     t: Vaes512Token,
     wk: &[__m512i; 15],
     nr: usize,
@@ -232,10 +252,10 @@ fn tail<const OPEN: bool, const N: usize, const G: usize>(
             for (j, x) in g.iter_mut().enumerate() {
                 *x = _mm512_mask_blend_epi64((lane >> (8 * j)) as u8, *x, lens);
             }
-            zclm::fold(t, hk, a, &g, k + 1)
+            zclm::fold::<K, G>(t, hk, a, &g, k + 1)
         } else {
             // 241..=256 bytes: sixteen blocks, then the lengths alone.
-            let s = zclm::fold(t, hk, a, &g, 16);
+            let s = zclm::fold::<K, G>(t, hk, a, &g, 16);
             let mut acc = 0u128;
             clm::store_acc(t, s, &mut acc);
             clm::update(t, hk, &mut acc, lengths);
@@ -259,7 +279,7 @@ const STEP: usize = 4;
 /// and the rest.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn bulk<'a, const OPEN: bool, const N: usize>(
+fn bulk<'a, const OPEN: bool, const K: bool, const N: usize>(
     t: Vaes512Token,
     wk: &[__m512i; 15],
     nr: usize,
@@ -279,7 +299,7 @@ fn bulk<'a, const OPEN: bool, const N: usize>(
             // SAFETY: `chunk` is 64 N readable bytes.
             let c = unsafe { zclm::load_blocks::<N>(t, chunk.as_ptr()) };
             // GHASH of these ciphertext blocks overlaps their AES.
-            a = zclm::fold(t, hk, a, &c, 4 * N);
+            a = zclm::fold::<K, N>(t, hk, a, &c, 4 * N);
             rounds(t, wk, nr, &mut b);
             xor_store(t, chunk, &b);
         }
@@ -290,11 +310,11 @@ fn bulk<'a, const OPEN: bool, const N: usize>(
         for chunk in &mut chunks {
             let mut b = counters::<N>(t, &mut y, &mut c32, wk[0]);
             // GHASH of the previous chunk's ciphertext overlaps this AES.
-            a = zclm::fold(t, hk, a, &pending, 4 * N);
+            a = zclm::fold::<K, N>(t, hk, a, &pending, 4 * N);
             rounds(t, wk, nr, &mut b);
             pending = xor_store(t, chunk, &b);
         }
-        a = zclm::fold(t, hk, a, &pending, 4 * N);
+        a = zclm::fold::<K, N>(t, hk, a, &pending, 4 * N);
     }
     (y, c32, a, rest)
 }
@@ -302,7 +322,7 @@ fn bulk<'a, const OPEN: bool, const N: usize>(
 #[target_feature(
     enable = "vaes,vpclmulqdq,avx512f,avx512bw,avx512vl,avx2,aes,pclmulqdq,ssse3,sse4.1"
 )]
-unsafe fn crypt_k<const OPEN: bool, const NR: usize>(
+unsafe fn crypt_k<const OPEN: bool, const K: bool, const NR: usize>(
     t: Vaes512Token,
     rk: &RoundKeys,
     hk: &ClmulKey,
@@ -321,16 +341,93 @@ unsafe fn crypt_k<const OPEN: bool, const NR: usize>(
     let mut y = x86::ctr_load(t, j0);
     y = _mm_add_epi32(y, _mm_set_epi32(0, 0, 0, 1));
     let lengths = super::lengths_block(aad.len(), buf.len());
-    let (y, c32, a, rem) = bulk::<OPEN, STEP>(t, &wk, nr, hk, y, c32, a, buf);
+    let (y, c32, a, rem) = bulk::<OPEN, K, STEP>(t, &wk, nr, hk, y, c32, a, buf);
     let k = rem.len().div_ceil(16);
     match k.div_ceil(4) {
-        0 => tail::<OPEN, 0, 1>(t, &wk, nr, hk, y, c32, a, j0, &lengths, rem),
-        1 if k < 4 => tail::<OPEN, 1, 1>(t, &wk, nr, hk, y, c32, a, j0, &lengths, rem),
-        1 => tail::<OPEN, 1, 2>(t, &wk, nr, hk, y, c32, a, j0, &lengths, rem),
-        2 if k < 8 => tail::<OPEN, 2, 2>(t, &wk, nr, hk, y, c32, a, j0, &lengths, rem),
-        2 => tail::<OPEN, 2, 3>(t, &wk, nr, hk, y, c32, a, j0, &lengths, rem),
-        3 if k < 12 => tail::<OPEN, 3, 3>(t, &wk, nr, hk, y, c32, a, j0, &lengths, rem),
-        3 => tail::<OPEN, 3, 4>(t, &wk, nr, hk, y, c32, a, j0, &lengths, rem),
-        _ => tail::<OPEN, 4, 4>(t, &wk, nr, hk, y, c32, a, j0, &lengths, rem),
+        0 => tail::<OPEN, K, 0, 1>(t, &wk, nr, hk, y, c32, a, j0, &lengths, rem),
+        1 if k < 4 => tail::<OPEN, K, 1, 1>(t, &wk, nr, hk, y, c32, a, j0, &lengths, rem),
+        1 => tail::<OPEN, K, 1, 2>(t, &wk, nr, hk, y, c32, a, j0, &lengths, rem),
+        2 if k < 8 => tail::<OPEN, K, 2, 2>(t, &wk, nr, hk, y, c32, a, j0, &lengths, rem),
+        2 => tail::<OPEN, K, 2, 3>(t, &wk, nr, hk, y, c32, a, j0, &lengths, rem),
+        3 if k < 12 => tail::<OPEN, K, 3, 3>(t, &wk, nr, hk, y, c32, a, j0, &lengths, rem),
+        3 => tail::<OPEN, K, 3, 4>(t, &wk, nr, hk, y, c32, a, j0, &lengths, rem),
+        _ => tail::<OPEN, K, 4, 4>(t, &wk, nr, hk, y, c32, a, j0, &lengths, rem),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aes_gcm::GcmEngine;
+
+    /// Both GHASH product forms (Karatsuba and schoolbook), whichever one
+    /// this CPU's [`zclm::karatsuba`] picks, seal and open against the
+    /// portable engine: every length through the short batch, the 256- and
+    /// 512-byte steps and their boundaries, all three key sizes, AAD
+    /// lengths that end inside and on block boundaries.
+    #[test]
+    fn both_product_forms_equal_portable() {
+        extern crate std;
+        use std::vec::Vec;
+        let Some(t) = Vaes512Token::get() else {
+            return;
+        };
+        let mut x = 0x6C3A_9F01_u64;
+        let mut rand = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        };
+        let data: Vec<u8> = (0..16384 + 600).map(|_| rand()).collect();
+        let aad: Vec<u8> = (0..600).map(|_| rand()).collect();
+        let mut lens: Vec<usize> = (0..=1100).collect();
+        for base in [1536, 2048, 4096, 8192, 16384] {
+            lens.extend([
+                base - 257,
+                base - 256,
+                base - 1,
+                base,
+                base + 1,
+                base + 255,
+                base + 511,
+            ]);
+        }
+        for key_len in [16, 24, 32] {
+            let key: Vec<u8> = (0..key_len).map(|_| rand()).collect();
+            let want_engine =
+                crate::aes_gcm::portable::Engine::new(&key, crate::ghash::Kernel::Portable);
+            let keys = Keys::new(t, &key);
+            let mut j0 = [0u8; 16];
+            j0.iter_mut().for_each(|b| *b = rand());
+            for (i, &n) in lens.iter().enumerate() {
+                // Counter blocks that carry out of the low byte, and some that
+                // wrap the 32-bit counter, on some lengths.
+                j0[15] = (i * 37) as u8;
+                j0[12..14].fill(if i % 7 == 0 { 0xff } else { 0 });
+                let a = &aad[..(i * 13) % 600];
+                let msg = &data[i % 64..i % 64 + n];
+                let mut want = msg.to_vec();
+                let want_tag = want_engine.seal(&j0, a, &mut want);
+                let mut open_want = msg.to_vec();
+                let open_tag = want_engine.open(&j0, a, &mut open_want);
+                for kara in [false, true] {
+                    let mut got = msg.to_vec();
+                    let tag = crypt_as::<false>(t, &keys, &j0, a, &mut got, kara);
+                    assert!(
+                        got == want && tag == want_tag,
+                        "seal, key {key_len}, {n} bytes, AAD {}, Karatsuba {kara}",
+                        a.len()
+                    );
+                    let mut got = msg.to_vec();
+                    let tag = crypt_as::<true>(t, &keys, &j0, a, &mut got, kara);
+                    assert!(
+                        got == open_want && tag == open_tag,
+                        "open, key {key_len}, {n} bytes, AAD {}, Karatsuba {kara}",
+                        a.len()
+                    );
+                }
+            }
+        }
     }
 }
