@@ -72,11 +72,6 @@ ALLOWED = [
     # `x86::crypt_tail`, vectorised to qword XORs at buffer pointer +
     # loop offset). Addresses from public pointers and lengths only.
     ("fastcrypt::aes_gcm::x86_vaes_vpclmul::crypt_k", "address", r"vmovdqu\s+xmm\d+,XMMWORD PTR \[r\w+\]$"),
-    # The 512-bit kernel, the same artefact: the pointer to J0 is spilled to
-    # a stack slot that, after its last use, holds J0's vector; the join
-    # over the loops marks the pointer's reload as vector-derived. Reported:
-    # the 16-byte load of J0 through it (a public address).
-    ("fastcrypt::aes_gcm::x86_vaes_avx512::crypt_k", "address", r"vmovdqu\s+xmm\d+,XMMWORD PTR \[r\w+\]$"),
     ("fastcrypt::aes_gcm::x86_vaes_vpclmul::crypt_k", "address", r"xor\s+QWORD PTR \[r\w+\+r\w+\*1(?:-0x[0-9a-f]+)?\],r\w+$"),
     # GHASH ssse3, the tail step (blocks from the first slot holding a tail
     # block, a public count, to the last): LLVM keeps the tail's slot

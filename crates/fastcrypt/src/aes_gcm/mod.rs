@@ -248,14 +248,15 @@ trait GcmEngine {
     fn ghash_padded(&self, acc: &mut u128, data: &[u8]);
 
     /// CTR-encrypts `buf` from inc32(J0), hashes AAD, ciphertext and
-    /// lengths, and returns the full 16-byte tag.
-    fn seal(&self, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16];
+    /// lengths, and returns the full 16-byte tag. `j0` is J0 as a value
+    /// (see [`Gcm::j0`]).
+    fn seal(&self, j0: u128, aad: &[u8], buf: &mut [u8]) -> [u8; 16];
 
     /// Decrypts `buf` in place from inc32(J0) while hashing its
     /// ciphertext (one fused pass, as `seal`), and returns the full tag
     /// of AAD and ciphertext. The caller compares it and wipes `buf` on a
     /// mismatch, so nothing unauthenticated leaves [`Gcm::open`].
-    fn open(&self, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16];
+    fn open(&self, j0: u128, aad: &[u8], buf: &mut [u8]) -> [u8; 16];
 }
 
 /// The engine a key was built with (see [`on_engine!`]).
@@ -351,13 +352,22 @@ impl Gcm {
         }
     }
 
-    /// J0 from the nonce (SP 800-38D section 7.1, step 2).
-    fn j0(&self, nonce: &[u8]) -> Result<[u8; 16], Error> {
-        let mut j0 = [0u8; 16];
-        if nonce.len() == NONCE_LEN {
-            j0[..NONCE_LEN].copy_from_slice(nonce);
-            j0[15] = 1;
-            return Ok(j0);
+    /// J0 from the nonce (SP 800-38D section 7.1, step 2): its 16 bytes
+    /// in memory order read as a little-endian `u128`
+    /// (`u128::from_le_bytes`).
+    ///
+    /// A value, not an array, because of what the x86 kernels do with it:
+    /// they take it into a vector register from the two integer registers
+    /// it is passed in. An array written here byte-wise and read there as
+    /// one 16-byte vector load is a failed store-to-load forward (the load
+    /// spans several stores), which cost a 64-byte seal ~17 ns of ~41 on
+    /// an AMD EPYC Zen 5.
+    fn j0(&self, nonce: &[u8]) -> Result<u128, Error> {
+        if let [n0, n1, n2, n3, n4, n5, n6, n7, n8, n9, n10, n11] = *nonce {
+            let lo = u64::from_le_bytes([n0, n1, n2, n3, n4, n5, n6, n7]);
+            let hi = u32::from_le_bytes([n8, n9, n10, n11]);
+            // The counter word is 1, big-endian: byte 15 is 1.
+            return Ok(u128::from(lo) | u128::from(hi) << 64 | 1 << 120);
         }
         if self.nonce_len == NonceLen::Standard || nonce.is_empty() || nonce.len() as u64 > A_MAX {
             return Err(Error::NonceLength { got: nonce.len() });
@@ -367,7 +377,7 @@ impl Gcm {
         let mut len_block = [0u8; 16];
         len_block[8..].copy_from_slice(&(nonce.len() as u64 * 8).to_be_bytes());
         on_engine!(&self.engine, e => e.ghash_padded(&mut acc, &len_block));
-        Ok(acc.to_be_bytes())
+        Ok(u128::from_le_bytes(acc.to_be_bytes()))
     }
 
     fn check_lengths(aad: &[u8], msg: &[u8]) -> Result<(), Error> {
@@ -383,7 +393,7 @@ impl Gcm {
     fn seal(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<Tag, Error> {
         Self::check_lengths(aad, buf)?;
         let j0 = self.j0(nonce)?;
-        let full = on_engine!(&self.engine, e => e.seal(&j0, aad, buf));
+        let full = on_engine!(&self.engine, e => e.seal(j0, aad, buf));
         // Fixed-length masking rather than a variable-length copy.
         let n = self.tag_len;
         let bytes = core::array::from_fn(|i| if i < n { full[i] } else { 0 });
@@ -412,7 +422,7 @@ impl Gcm {
         // One fused pass decrypts while it hashes the ciphertext; a wrong
         // tag wipes the whole buffer before the error is returned, so no
         // unauthenticated plaintext leaves this function.
-        let want = on_engine!(&self.engine, e => e.open(&j0, aad, buf));
+        let want = on_engine!(&self.engine, e => e.open(j0, aad, buf));
         if ct_eq(&want[..self.tag_len], tag) {
             Ok(())
         } else {

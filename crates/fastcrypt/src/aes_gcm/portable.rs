@@ -109,12 +109,12 @@ impl GcmEngine for Engine {
         }
     }
 
-    fn seal(&self, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
-        self.crypt::<false>(j0, aad, buf)
+    fn seal(&self, j0: u128, aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+        self.crypt::<false>(&j0.to_le_bytes(), aad, buf)
     }
 
-    fn open(&self, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
-        self.crypt::<true>(j0, aad, buf)
+    fn open(&self, j0: u128, aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+        self.crypt::<true>(&j0.to_le_bytes(), aad, buf)
     }
 }
 

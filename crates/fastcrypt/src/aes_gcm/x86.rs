@@ -45,7 +45,7 @@ pub(super) trait Kernel: GcmToken {
     fn crypt<const OPEN: bool>(
         self,
         k: &Keys<Self>,
-        j0: &[u8; 16],
+        j0: u128,
         aad: &[u8],
         buf: &mut [u8],
     ) -> [u8; 16];
@@ -95,11 +95,11 @@ impl<T: Kernel> GcmEngine for Engine<T> {
         ghash_padded(self.k.t, &self.k.hk, acc, data);
     }
 
-    fn seal(&self, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+    fn seal(&self, j0: u128, aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
         self.k.t.crypt::<false>(&self.k, j0, aad, buf)
     }
 
-    fn open(&self, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+    fn open(&self, j0: u128, aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
         self.k.t.crypt::<true>(&self.k, j0, aad, buf)
     }
 }
@@ -129,7 +129,7 @@ pub(super) fn crypt_tail<const OPEN: bool>(
     rem: &mut [u8],
     ks: &mut [[u8; 16]],
     mask_slot: usize,
-    lengths: &[u8; 16],
+    lengths: __m128i,
 ) -> [u8; 16] {
     let len = rem.len();
     assert!(len < 128 && ks.len() >= len.div_ceil(16));
@@ -161,7 +161,10 @@ pub(super) fn crypt_tail<const OPEN: bool>(
         }
     }
     rem.copy_from_slice(&out.as_flattened()[..len]);
-    blocks[nb] = *lengths;
+    // SAFETY: `blocks[nb]` is 16 writable bytes (nb <= 8); unaligned
+    // store; the token proves SSE2. One 16-byte store, which the 16-byte
+    // loads of the GHASH below can forward from.
+    unsafe { _mm_storeu_si128(blocks[nb].as_mut_ptr().cast(), lengths) };
     let mut acc = 0u128;
     clm::store_acc(t, a, &mut acc);
     clm::update(t, hk, &mut acc, blocks[..=nb].as_flattened());
@@ -209,11 +212,38 @@ fn rev_mask(_t: impl GcmToken) -> __m128i {
     unsafe { _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) }
 }
 
-/// The counter block in byte-reversed form (inc32 = add to dword 0).
+/// J0 (as [`super::Gcm::j0`] gives it) in a register, memory order:
+/// moved from the integer registers it came in, never through memory.
 #[inline(always)]
-pub(super) fn ctr_load(t: impl GcmToken, ctr: &[u8; 16]) -> __m128i {
-    // SAFETY: `ctr` is 16 readable bytes; the token proves SSSE3.
-    unsafe { _mm_shuffle_epi8(_mm_loadu_si128(ctr.as_ptr().cast()), rev_mask(t)) }
+pub(super) fn j0_vec(_t: impl GcmToken, j0: u128) -> __m128i {
+    // SAFETY: the token proves SSE2.
+    unsafe { _mm_set_epi64x((j0 >> 64) as u64 as i64, j0 as u64 as i64) }
+}
+
+/// The counter block from J0 in a register, byte-reversed (inc32 = add
+/// to dword 0).
+#[inline(always)]
+pub(super) fn ctr_from(t: impl GcmToken, j0: __m128i) -> __m128i {
+    // SAFETY: the token proves SSSE3.
+    unsafe { _mm_shuffle_epi8(j0, rev_mask(t)) }
+}
+
+/// The counter's low word as a scalar: J0's last four bytes, big-endian,
+/// plus one (the first block's counter). Taken from the `u128`, not from
+/// the vector that holds J0: a vector-to-scalar move is what the
+/// constant-time listing (scripts/ct-static.sh) has to treat as secret.
+#[inline(always)]
+pub(super) fn ctr32(j0: u128) -> u32 {
+    ((j0 >> 96) as u32).swap_bytes().wrapping_add(1)
+}
+
+/// [`super::lengths_block`] in a register, made from the two lengths
+/// without a round trip through memory (see [`super::Gcm::j0`] for why).
+#[inline(always)]
+pub(super) fn lengths_vec(_t: impl GcmToken, aad_len: usize, msg_len: usize) -> __m128i {
+    let bits = |n: usize| (n as u64).wrapping_mul(8).swap_bytes() as i64;
+    // SAFETY: the token proves SSE2.
+    unsafe { _mm_set_epi64x(bits(msg_len), bits(aad_len)) }
 }
 
 /// Counter blocks y, y+1, .., y+N-1 (memory order), round key 0 already

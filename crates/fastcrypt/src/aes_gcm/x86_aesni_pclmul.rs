@@ -30,7 +30,7 @@ impl x86::Kernel for AesNiToken {
     fn crypt<const OPEN: bool>(
         self,
         k: &Keys<Self>,
-        j0: &[u8; 16],
+        j0: u128,
         aad: &[u8],
         buf: &mut [u8],
     ) -> [u8; 16] {
@@ -58,18 +58,15 @@ fn crypt_final<const OPEN: bool, T: GcmToken>(
     hk: &ClmulKey,
     y: &mut __m128i,
     a: __m128i,
-    j0: &[u8; 16],
-    lengths: &[u8; 16],
+    j0: __m128i,
+    lengths: __m128i,
     rem: &mut [u8],
 ) -> [u8; 16] {
     debug_assert!(rem.len() < 128);
     let nb = rem.len().div_ceil(16);
     let mut ks = [[0u8; 16]; 9];
-    // SAFETY: the token proves SSE2; `j0` is 16 readable bytes.
-    let (j0b, j0x) = unsafe {
-        let j = _mm_loadu_si128(j0.as_ptr().cast());
-        (j, _mm_xor_si128(j, keys[0]))
-    };
+    // SAFETY: the token proves SSE2.
+    let (j0b, j0x) = (j0, unsafe { _mm_xor_si128(j0, keys[0]) });
     if nb < 4 {
         let mut b = counters::<4>(t, y, keys[0], nb as i32);
         b[nb] = j0x;
@@ -97,7 +94,7 @@ unsafe fn crypt_k<const OPEN: bool, const NR: usize>(
     t: AesNiToken,
     rk: &RoundKeys,
     hk: &ClmulKey,
-    j0: &[u8; 16],
+    j0: u128,
     aad: &[u8],
     buf: &mut [u8],
 ) -> [u8; 16] {
@@ -106,9 +103,10 @@ unsafe fn crypt_k<const OPEN: bool, const NR: usize>(
     let mut acc = 0u128;
     x86::ghash_padded(t, hk, &mut acc, aad);
     let mut a = clm::load_acc(t, &acc);
-    let mut y = x86::ctr_load(t, j0);
+    let j0 = x86::j0_vec(t, j0);
+    let mut y = x86::ctr_from(t, j0);
     y = _mm_add_epi32(y, _mm_set_epi32(0, 0, 0, 1));
-    let lengths = super::lengths_block(aad.len(), buf.len());
+    let lengths = x86::lengths_vec(t, aad.len(), buf.len());
     let rem = x86::crypt_chunks8::<OPEN, _>(t, &keys, NR, hk, &mut y, &mut a, buf);
-    crypt_final::<OPEN, _>(t, &keys, NR, hk, &mut y, a, j0, &lengths, rem)
+    crypt_final::<OPEN, _>(t, &keys, NR, hk, &mut y, a, j0, lengths, rem)
 }

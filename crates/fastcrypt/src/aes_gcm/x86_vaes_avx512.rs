@@ -38,7 +38,7 @@ impl x86::Kernel for Vaes512Token {
     fn crypt<const OPEN: bool>(
         self,
         k: &Keys<Self>,
-        j0: &[u8; 16],
+        j0: u128,
         aad: &[u8],
         buf: &mut [u8],
     ) -> [u8; 16] {
@@ -51,16 +51,12 @@ impl x86::Kernel for Vaes512Token {
 fn crypt_as<const OPEN: bool>(
     t: Vaes512Token,
     k: &Keys<Vaes512Token>,
-    j0: &[u8; 16],
+    j0: u128,
     aad: &[u8],
     buf: &mut [u8],
     kara: bool,
 ) -> [u8; 16] {
-    // The counter's low word as a scalar, read here: inside `crypt_k`
-    // the compiler would take it out of the vector that holds J0, a
-    // vector-to-scalar move that the constant-time listing
-    // (scripts/ct-static.sh) has to treat as secret.
-    let c32 = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]).wrapping_add(1);
+    let c32 = x86::ctr32(j0);
     // SAFETY: the token proves VAES, VPCLMULQDQ, AVX-512 F/BW/VL with
     // OS-saved ZMM state, AVX2, AES-NI, PCLMULQDQ, SSSE3 and SSE4.1.
     unsafe {
@@ -216,8 +212,8 @@ fn tail<const OPEN: bool, const K: bool, const N: usize, const G: usize>(
     mut y: __m128i,
     mut c32: u32,
     a: __m128i,
-    j0: &[u8; 16],
-    lengths: &[u8; 16],
+    j0: __m128i,
+    lengths: __m128i,
     rem: &mut [u8],
 ) -> [u8; 16] {
     let len = rem.len();
@@ -229,10 +225,7 @@ fn tail<const OPEN: bool, const K: bool, const N: usize, const G: usize>(
     // `lengths` are 16 readable bytes; the tag is 16 writable bytes.
     unsafe {
         let mut b = counters::<N>(t, &mut y, &mut c32, wk[0]);
-        let mut e = _mm_xor_si128(
-            _mm_loadu_si128(j0.as_ptr().cast()),
-            _mm512_castsi512_si128(wk[0]),
-        );
+        let mut e = _mm_xor_si128(j0, _mm512_castsi512_si128(wk[0]));
         for key in &wk[1..nr] {
             for x in b.iter_mut() {
                 *x = _mm512_aesenc_epi128(*x, *key);
@@ -254,7 +247,7 @@ fn tail<const OPEN: bool, const K: bool, const N: usize, const G: usize>(
             _mm512_mask_storeu_epi8(q.cast(), m, o);
             g[j] = if OPEN { d } else { _mm512_maskz_mov_epi8(m, o) };
         }
-        let lens = _mm512_broadcast_i32x4(_mm_loadu_si128(lengths.as_ptr().cast()));
+        let lens = _mm512_broadcast_i32x4(lengths);
         let s = if k < 16 {
             // The lengths block goes into block slot k.
             let lane = 3u64 << (2 * k);
@@ -267,7 +260,9 @@ fn tail<const OPEN: bool, const K: bool, const N: usize, const G: usize>(
             let s = zclm::fold::<K, G>(t, hk, a, &g, 16);
             let mut acc = 0u128;
             clm::store_acc(t, s, &mut acc);
-            clm::update(t, hk, &mut acc, lengths);
+            let mut l = [0u8; 16];
+            _mm_storeu_si128(l.as_mut_ptr().cast(), lengths);
+            clm::update(t, hk, &mut acc, &l);
             clm::load_acc(t, &acc)
         };
         let tag = _mm_xor_si128(clm::bswap(t, s), e);
@@ -332,7 +327,7 @@ unsafe fn crypt_k<const OPEN: bool, const K: bool, const NR: usize>(
     t: Vaes512Token,
     rk: &RoundKeys,
     hk: &ClmulKey,
-    j0: &[u8; 16],
+    j0: u128,
     c32: u32,
     aad: &[u8],
     buf: &mut [u8],
@@ -341,24 +336,23 @@ unsafe fn crypt_k<const OPEN: bool, const K: bool, const NR: usize>(
     let keys = ni::load_keys(t, rk);
     let wk = wide_keys(t, &keys);
     let nr = NR;
-    let mut acc = 0u128;
-    x86::ghash_padded(t, hk, &mut acc, aad);
-    let a = clm::load_acc(t, &acc);
-    let mut y = x86::ctr_load(t, j0);
+    let a = zclm::absorb::<K>(t, hk, _mm_setzero_si128(), aad);
+    let j0 = x86::j0_vec(t, j0);
+    let mut y = x86::ctr_from(t, j0);
     y = _mm_add_epi32(y, _mm_set_epi32(0, 0, 0, 1));
-    let lengths = super::lengths_block(aad.len(), buf.len());
+    let lengths = x86::lengths_vec(t, aad.len(), buf.len());
     let (y, c32, a, rest) = bulk::<OPEN, K, { 2 * STEP }>(t, &wk, nr, hk, y, c32, a, buf);
     let (y, c32, a, rem) = bulk::<OPEN, K, STEP>(t, &wk, nr, hk, y, c32, a, rest);
     let k = rem.len().div_ceil(16);
     match k.div_ceil(4) {
-        0 => tail::<OPEN, K, 0, 1>(t, &wk, nr, hk, y, c32, a, j0, &lengths, rem),
-        1 if k < 4 => tail::<OPEN, K, 1, 1>(t, &wk, nr, hk, y, c32, a, j0, &lengths, rem),
-        1 => tail::<OPEN, K, 1, 2>(t, &wk, nr, hk, y, c32, a, j0, &lengths, rem),
-        2 if k < 8 => tail::<OPEN, K, 2, 2>(t, &wk, nr, hk, y, c32, a, j0, &lengths, rem),
-        2 => tail::<OPEN, K, 2, 3>(t, &wk, nr, hk, y, c32, a, j0, &lengths, rem),
-        3 if k < 12 => tail::<OPEN, K, 3, 3>(t, &wk, nr, hk, y, c32, a, j0, &lengths, rem),
-        3 => tail::<OPEN, K, 3, 4>(t, &wk, nr, hk, y, c32, a, j0, &lengths, rem),
-        _ => tail::<OPEN, K, 4, 4>(t, &wk, nr, hk, y, c32, a, j0, &lengths, rem),
+        0 => tail::<OPEN, K, 0, 1>(t, &wk, nr, hk, y, c32, a, j0, lengths, rem),
+        1 if k < 4 => tail::<OPEN, K, 1, 1>(t, &wk, nr, hk, y, c32, a, j0, lengths, rem),
+        1 => tail::<OPEN, K, 1, 2>(t, &wk, nr, hk, y, c32, a, j0, lengths, rem),
+        2 if k < 8 => tail::<OPEN, K, 2, 2>(t, &wk, nr, hk, y, c32, a, j0, lengths, rem),
+        2 => tail::<OPEN, K, 2, 3>(t, &wk, nr, hk, y, c32, a, j0, lengths, rem),
+        3 if k < 12 => tail::<OPEN, K, 3, 3>(t, &wk, nr, hk, y, c32, a, j0, lengths, rem),
+        3 => tail::<OPEN, K, 3, 4>(t, &wk, nr, hk, y, c32, a, j0, lengths, rem),
+        _ => tail::<OPEN, K, 4, 4>(t, &wk, nr, hk, y, c32, a, j0, lengths, rem),
     }
 }
 
@@ -415,19 +409,20 @@ mod tests {
                 let a = &aad[..(i * 13) % 600];
                 let msg = &data[i % 64..i % 64 + n];
                 let mut want = msg.to_vec();
-                let want_tag = want_engine.seal(&j0, a, &mut want);
+                let j = u128::from_le_bytes(j0);
+                let want_tag = want_engine.seal(j, a, &mut want);
                 let mut open_want = msg.to_vec();
-                let open_tag = want_engine.open(&j0, a, &mut open_want);
+                let open_tag = want_engine.open(j, a, &mut open_want);
                 for kara in [false, true] {
                     let mut got = msg.to_vec();
-                    let tag = crypt_as::<false>(t, &keys, &j0, a, &mut got, kara);
+                    let tag = crypt_as::<false>(t, &keys, j, a, &mut got, kara);
                     assert!(
                         got == want && tag == want_tag,
                         "seal, key {key_len}, {n} bytes, AAD {}, Karatsuba {kara}",
                         a.len()
                     );
                     let mut got = msg.to_vec();
-                    let tag = crypt_as::<true>(t, &keys, &j0, a, &mut got, kara);
+                    let tag = crypt_as::<true>(t, &keys, j, a, &mut got, kara);
                     assert!(
                         got == open_want && tag == open_tag,
                         "open, key {key_len}, {n} bytes, AAD {}, Karatsuba {kara}",

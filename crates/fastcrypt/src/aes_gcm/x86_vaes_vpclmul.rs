@@ -31,15 +31,11 @@ impl x86::Kernel for VaesToken {
     fn crypt<const OPEN: bool>(
         self,
         k: &Keys<Self>,
-        j0: &[u8; 16],
+        j0: u128,
         aad: &[u8],
         buf: &mut [u8],
     ) -> [u8; 16] {
-        // The counter's low word as a scalar, read here: inside `crypt_k`
-        // the compiler would take it out of the vector that holds J0, a
-        // vector-to-scalar move that the constant-time listing
-        // (scripts/ct-static.sh) has to treat as secret.
-        let c32 = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]).wrapping_add(1);
+        let c32 = x86::ctr32(j0);
         // SAFETY: the token proves VAES, VPCLMULQDQ, AVX2 with OS-saved YMM
         // state, AES-NI, PCLMULQDQ, SSSE3 and SSE4.1.
         unsafe { crypt_k::<OPEN>(self, &k.rk, &k.hk, j0, c32, aad, buf) }
@@ -206,15 +202,13 @@ fn crypt_final_wide<const OPEN: bool>(
     hk: &ClmulKey,
     y: __m128i,
     a: __m128i,
-    j0: &[u8; 16],
-    lengths: &[u8; 16],
+    j0v: __m128i,
+    lengths: __m128i,
     rem: &mut [u8],
 ) -> [u8; 16] {
     debug_assert!(rem.len() < 128);
     let nb = rem.len().div_ceil(16);
     let mut ks = [[0u8; 16]; 10];
-    // SAFETY: `j0` is 16 readable bytes; the token proves SSE2.
-    let j0v = unsafe { _mm_loadu_si128(j0.as_ptr().cast()) };
     match nb / 2 {
         0 => tail_pairs::<1>(t, wk, nr, y, j0v, &mut ks),
         1 => tail_pairs::<2>(t, wk, nr, y, j0v, &mut ks),
@@ -235,7 +229,7 @@ unsafe fn crypt_k<const OPEN: bool>(
     t: VaesToken,
     rk: &RoundKeys,
     hk: &ClmulKey,
-    j0: &[u8; 16],
+    j0: u128,
     c32: u32,
     aad: &[u8],
     buf: &mut [u8],
@@ -247,9 +241,10 @@ unsafe fn crypt_k<const OPEN: bool>(
     let mut acc = 0u128;
     x86::ghash_padded(t, hk, &mut acc, aad);
     let mut a = clm::load_acc(t, &acc);
-    let mut y = x86::ctr_load(t, j0);
+    let j0 = x86::j0_vec(t, j0);
+    let mut y = x86::ctr_from(t, j0);
     y = _mm_add_epi32(y, _mm_set_epi32(0, 0, 0, 1));
-    let lengths = super::lengths_block(aad.len(), buf.len());
+    let lengths = x86::lengths_vec(t, aad.len(), buf.len());
     let mut chunks = buf.chunks_exact_mut(256);
     if OPEN {
         for chunk in &mut chunks {
@@ -274,5 +269,5 @@ unsafe fn crypt_k<const OPEN: bool>(
     }
     let rem =
         x86::crypt_chunks8::<OPEN, _>(t, &keys, nr, hk, &mut y, &mut a, chunks.into_remainder());
-    crypt_final_wide::<OPEN>(t, &wk, nr, hk, y, a, j0, &lengths, rem)
+    crypt_final_wide::<OPEN>(t, &wk, nr, hk, y, a, j0, lengths, rem)
 }

@@ -91,13 +91,12 @@ pub(crate) unsafe fn load_masked(
 #[inline(always)]
 fn power4<const K: bool>(_t: impl Vclmul512, key: &ClmulKey, first: usize, count: usize) -> Pow4 {
     assert!(first + count.min(LANES) <= POWERS);
-    let m: u8 = match count {
-        0 => 0,
-        1 => 0b11,
-        2 => 0b1111,
-        3 => 0b11_1111,
-        _ => 0xff,
-    };
+    // Two 64-bit lanes per block. Arithmetic, not a `match`: a jump table
+    // here is one the constant-time listing (scripts/ct-static.sh) cannot
+    // always resolve, and a branch costs more than the shift.
+    let m: u8 = !(0xff_u8
+        .checked_shl(2 * count.min(LANES) as u32)
+        .unwrap_or(0));
     let p = key.pows.as_ptr().wrapping_add(first);
     let q = key.mids.as_ptr().wrapping_add(first);
     // SAFETY: the mask selects `count.min(4)` entries from `first`, all in
@@ -362,8 +361,8 @@ pub(crate) unsafe fn load_blocks<const N: usize>(_t: impl Vclmul512, p: *const u
     }
 }
 
-/// Absorbs `rest` (1 to 31 whole blocks, at most `64 N` bytes) loaded
-/// into `N` registers with byte masks, one reduction.
+/// Absorbs `rest` (1 to 511 bytes, at most `64 N`; a final partial block
+/// zero-padded) loaded into `N` registers with byte masks, one reduction.
 #[inline(always)]
 fn fold_rest<const K: bool, const N: usize>(
     t: impl Vclmul512,
@@ -372,26 +371,27 @@ fn fold_rest<const K: bool, const N: usize>(
     rest: &[u8],
 ) -> __m128i {
     let (p, len) = (rest.as_ptr(), rest.len());
-    debug_assert!(len <= 64 * N && len % BLOCK_LEN == 0 && len > 0);
+    debug_assert!(len <= 64 * N && len > 0);
     let mut b = [zero(t); N];
     for (j, o) in b.iter_mut().enumerate() {
         // SAFETY: `rest` is `len` readable bytes.
         *o = unsafe { load_masked(t, p, len, j) };
     }
-    fold::<K, N>(t, key, acc, &b, len / BLOCK_LEN)
+    fold::<K, N>(t, key, acc, &b, len.div_ceil(BLOCK_LEN))
 }
 
-/// The kernel: 32 blocks per step, then the 0..31 left (masked loads) with
-/// one reduction.
-#[target_feature(enable = "vpclmulqdq,avx512f,avx512bw,avx512vl,pclmulqdq,avx2,ssse3,sse4.1")]
-unsafe fn update_512<const K: bool>(
+/// Absorbs `data` into the accumulator register `acc`, its final partial
+/// block zero-padded (GCM's padding of AAD): 32 blocks per step, then the
+/// rest with masked loads and one reduction. No copy and no round trip
+/// through memory, so AES-GCM's AAD costs no store-to-load stall.
+#[inline(always)]
+pub(crate) fn absorb<const K: bool>(
     t: impl Vclmul512,
     key: &ClmulKey,
-    acc: &mut u128,
+    acc: __m128i,
     data: &[u8],
-) {
-    debug_assert_eq!(data.len() % BLOCK_LEN, 0);
-    let mut y = x128::load_acc(t, acc);
+) -> __m128i {
+    let mut y = acc;
     let mut chunks = data.chunks_exact(32 * BLOCK_LEN);
     for c in &mut chunks {
         // SAFETY: `c` is 512 readable bytes.
@@ -401,14 +401,26 @@ unsafe fn update_512<const K: bool>(
     let rest = chunks.remainder();
     // As many registers as the rest fills: a short message must not pay
     // for eight loads and products.
-    y = match rest.len().div_ceil(64) {
+    match rest.len().div_ceil(64) {
         0 => y,
         1 => fold_rest::<K, 1>(t, key, y, rest),
         2 => fold_rest::<K, 2>(t, key, y, rest),
         3 => fold_rest::<K, 3>(t, key, y, rest),
         4 => fold_rest::<K, 4>(t, key, y, rest),
         _ => fold_rest::<K, 8>(t, key, y, rest),
-    };
+    }
+}
+
+/// The kernel: [`absorb`] on the accumulator in memory.
+#[target_feature(enable = "vpclmulqdq,avx512f,avx512bw,avx512vl,pclmulqdq,avx2,ssse3,sse4.1")]
+unsafe fn update_512<const K: bool>(
+    t: impl Vclmul512,
+    key: &ClmulKey,
+    acc: &mut u128,
+    data: &[u8],
+) {
+    debug_assert_eq!(data.len() % BLOCK_LEN, 0);
+    let y = absorb::<K>(t, key, x128::load_acc(t, acc), data);
     x128::store_acc(t, y, acc);
 }
 
