@@ -51,6 +51,8 @@ pub mod ghash;
 pub mod rc4;
 pub mod sha1;
 
+#[cfg(test)]
+mod test_rng;
 #[cfg(feature = "rustcrypto")]
 mod traits;
 

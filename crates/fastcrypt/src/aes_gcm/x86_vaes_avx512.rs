@@ -373,13 +373,8 @@ mod tests {
         let Some(t) = Vaes512Token::get() else {
             return;
         };
-        let mut x = 0x6C3A_9F01_u64;
-        let mut rand = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        };
+        let mut rng = crate::test_rng::xorshift(0x6C3A_9F01);
+        let mut rand = move || rng() as u8;
         let data: Vec<u8> = (0..16384 + 600).map(|_| rand()).collect();
         let aad: Vec<u8> = (0..600).map(|_| rand()).collect();
         let mut lens: Vec<usize> = (0..=1100).collect();

@@ -439,13 +439,8 @@ mod tests {
         let Some(t) = Vpclmul512Token::get() else {
             return;
         };
-        let mut x = 0x9E37_79B9_u64;
-        let mut rand = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        };
+        let mut rng = crate::test_rng::xorshift(0x9E37_79B9);
+        let mut rand = move || rng() as u8;
         let h: [u8; 16] = core::array::from_fn(|_| rand());
         let data: [u8; 16 * 80] = core::array::from_fn(|_| rand());
         let pk = portable::Key::new(&h);

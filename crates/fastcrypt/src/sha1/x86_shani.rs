@@ -1253,17 +1253,8 @@ mod tests {
         .iter()
         .map(|f| std::fs::read(std::format!("{dir}{f}")).expect("testdata"))
         .collect();
-        let mut x = 0x5EED_u64;
-        inputs.push(
-            (0..64 * 3000)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    x as u8
-                })
-                .collect(),
-        );
+        let mut rand = crate::test_rng::xorshift(0x5EED);
+        inputs.push((0..64 * 3000).map(|_| rand() as u8).collect());
         for data in &inputs {
             let whole = &data[..data.len() / 64 * 64];
             for cfg in [
@@ -1335,13 +1326,7 @@ mod tests {
         let Some(_) = ShaNiToken::get() else {
             return;
         };
-        let mut x = 0x0DDC_0FFE_u64;
-        let mut rand = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rand = crate::test_rng::xorshift(0x0DDC_0FFE);
         let data: [u8; 64 * 43] = core::array::from_fn(|_| rand() as u8);
         for n in [0, 1, 2, 7, 40] {
             let blocks = &data[..64 * n];
@@ -1495,13 +1480,8 @@ mod tests {
         let Some(token) = ShaNiToken::get() else {
             return;
         };
-        let mut x = 0x0DDC_0FFE_u64;
-        let mut rnd = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u32
-        };
+        let mut rand = crate::test_rng::xorshift(0x0DDC_0FFE);
+        let mut rnd = || rand() as u32;
         for round in 0..50 {
             let block: [u8; 64] = core::array::from_fn(|_| rnd() as u8);
             let w = expand(&block);
