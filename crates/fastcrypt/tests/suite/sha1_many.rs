@@ -312,7 +312,9 @@ fn attack_file(name: &str) -> Vec<u8> {
 /// with random suffixes (the attack stays at its block), among random
 /// messages so that attack blocks meet clean ones in the lanes, at
 /// several positions of the set (each lane, idle lanes, the hand-off to
-/// the one-stream detector), under every configuration.
+/// the one-stream detector), and cut short after the attack blocks among
+/// short messages (a hit found after the message is done), under every
+/// configuration.
 fn dc_attack_files(b: Backend) -> TestResult {
     let mut r = rng(0x5EED_DC33);
     let files: Vec<Vec<u8>> = [
@@ -364,6 +366,19 @@ fn dc_attack_files(b: Backend) -> TestResult {
                 msgs.insert(at, [&f[..], &suffix].concat());
             }
             check_dc_set(b, &format!("config {n}, round {round}"), *cfg, &msgs)?;
+        }
+        // SHAttered's near-collision blocks end at byte 320: messages that
+        // end soon after them finish before their candidates' batch is
+        // tested, among short messages that keep refilling the lanes.
+        for round in 0..4 {
+            let mut msgs: Vec<Vec<u8>> = (0..60)
+                .map(|_| (0..r.random_range(0..400)).map(|_| r.random()).collect())
+                .collect();
+            for f in &files[..2] {
+                let at = r.random_range(0..=msgs.len());
+                msgs.insert(at, f[..320 + r.random_range(0..130)].to_vec());
+            }
+            check_dc_set(b, &format!("config {n}, short round {round}"), *cfg, &msgs)?;
         }
     }
     Ok(())

@@ -19,16 +19,25 @@
 //!   block's message words, the test-step state and the chaining values),
 //!   and a full batch is tested at once, one candidate per lane. A
 //!   recompression costs about a compression; queued, sixteen share one.
-//! - A candidate whose test matches is part of an attack; the kernel
-//!   reports its lane and block, and the one-stream detector redoes that
-//!   lane from that block (reporting the collision, applying the safe
-//!   hash, calling back exactly as `Sha1Dc` does). Only attack data gets
-//!   there.
+//! - Batches outlive kernel calls and messages: a call ends wherever some
+//!   lane's run of blocks ends (a message or its padded tail), every two
+//!   or three blocks for git-like sets, and testing part-full batches
+//!   there cost about a tenth of the time. A candidate is therefore
+//!   named by its message (slot) and position, not by lane and block,
+//!   and the caller settles what is still queued once the lanes stop
+//!   ([`DcScratch::pending`], the kernels' `flush_dc`).
+//! - A candidate whose test matches is part of an attack; it goes to
+//!   [`DcScratch::hits`] (message, block position, chaining value before
+//!   it), and the caller redoes that message from that block with the
+//!   one-stream detector (reporting the collision, applying the safe
+//!   hash, calling back exactly as `Sha1Dc` does), in its lane or, if the
+//!   message is done, to its end. Only attack data gets there.
 
 use super::super::dc::{dv_difference, expand};
 #[cfg(test)]
 use super::lanes::NoKeep;
 use super::lanes::{compress_block, Keep, LaneVec, K};
+use alloc::vec::Vec;
 
 /// The most lanes a kernel has; the scratch space is sized for it.
 const MAX: usize = 16;
@@ -44,9 +53,18 @@ pub(super) struct Batch {
     st: [[u32; MAX]; 5],
     ihv_in: [[u32; MAX]; 5],
     ihv_out: [[u32; MAX]; 5],
-    /// Which lane, which block of the call.
-    lane: [usize; MAX],
-    blk: [usize; MAX],
+    /// Which message (its output slot), and the block's offset in it.
+    slot: [usize; MAX],
+    pos: [usize; MAX],
+}
+
+/// A block found to be part of an attack: the message's output slot, the
+/// block's offset in the padded message, and the chaining value before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Hit {
+    pub(crate) slot: usize,
+    pub(crate) pos: usize,
+    pub(crate) ihv_in: [u32; 5],
 }
 
 /// The detector's working memory, allocated once per batch of messages
@@ -54,6 +72,14 @@ pub(super) struct Batch {
 pub(crate) struct DcScratch {
     /// Candidates of test step 58 and of 65.
     batches: [Batch; 2],
+    /// The lanes whose candidates are queued (idle lanes hash a busy
+    /// lane's blocks, which that lane queues already), and each lane's
+    /// message and offset at the start of the kernel call.
+    queue: u32,
+    slot: [usize; MAX],
+    base: [usize; MAX],
+    /// What the tests found: at most one hit per message, its earliest.
+    hits: Vec<Hit>,
 }
 
 impl DcScratch {
@@ -64,40 +90,56 @@ impl DcScratch {
             st: [[0; MAX]; 5],
             ihv_in: [[0; MAX]; 5],
             ihv_out: [[0; MAX]; 5],
-            lane: [0; MAX],
-            blk: [0; MAX],
+            slot: [0; MAX],
+            pos: [0; MAX],
         };
         alloc::boxed::Box::new(DcScratch {
             batches: [batch(), batch()],
+            queue: 0,
+            slot: [0; MAX],
+            base: [0; MAX],
+            hits: Vec::new(),
         })
     }
-}
 
-/// The lanes a detecting kernel found to be part of an attack: bit `i` of
-/// `lanes` for lane `i`, whose earliest such block in the call is
-/// `blk[i]` and whose chaining value before it was `ihv_in[i]`.
-pub(crate) struct LaneHits<const L: usize> {
-    pub(crate) lanes: u32,
-    pub(crate) blk: [usize; L],
-    pub(crate) ihv_in: [[u32; 5]; L],
-}
-
-impl<const L: usize> LaneHits<L> {
-    pub(crate) fn new() -> LaneHits<L> {
-        LaneHits {
-            lanes: 0,
-            blk: [0; L],
-            ihv_in: [[0; 5]; L],
-        }
+    /// Before a kernel call: candidates of lane `i` (for each bit `i` of
+    /// `queue`) belong to message `slot[i]`, whose block 0 of the call is
+    /// at offset `base[i]`; other lanes' are dropped.
+    pub(crate) fn set_lanes<const L: usize>(
+        &mut self,
+        queue: u32,
+        slot: [usize; L],
+        base: [usize; L],
+    ) {
+        self.queue = queue;
+        self.slot[..L].copy_from_slice(&slot);
+        self.base[..L].copy_from_slice(&base);
     }
 
-    fn add(&mut self, lane: usize, blk: usize, ihv_in: [u32; 5]) {
-        let bit = 1 << lane;
-        if self.lanes & bit == 0 || blk < self.blk[lane] {
-            self.blk[lane] = blk;
-            self.ihv_in[lane] = ihv_in;
+    /// Whether candidates wait for their test.
+    pub(crate) fn pending(&self) -> bool {
+        self.batches[0].len + self.batches[1].len > 0
+    }
+
+    /// The hits found so far, taken out.
+    pub(crate) fn take_hits(&mut self) -> Vec<Hit> {
+        core::mem::take(&mut self.hits)
+    }
+
+    /// Whether a test has matched since the last [`take_hits`](Self::take_hits).
+    pub(crate) fn has_hits(&self) -> bool {
+        !self.hits.is_empty()
+    }
+
+    fn add_hit(&mut self, slot: usize, pos: usize, ihv_in: [u32; 5]) {
+        match self.hits.iter_mut().find(|h| h.slot == slot) {
+            Some(h) if pos < h.pos => {
+                h.pos = pos;
+                h.ihv_in = ihv_in;
+            }
+            Some(_) => {}
+            None => self.hits.push(Hit { slot, pos, ihv_in }),
         }
-        self.lanes |= bit;
     }
 }
 
@@ -215,19 +257,14 @@ pub(super) unsafe fn test<V: LaneVec>(b: &Batch, tt: usize, reduced_round: bool)
 }
 
 /// Tests the queued candidates of batch `k` (test step 58, or 65 for
-/// `k == 1`) and empties it; matches go to `hits`.
+/// `k == 1`) and empties it; matches go to the scratch's hits.
 ///
 /// # Safety
 ///
 /// As [`compress_block`].
 #[inline(always)]
-unsafe fn flush<V: LaneVec, const L: usize>(
-    scratch: &mut DcScratch,
-    k: usize,
-    reduced_round: bool,
-    hits: &mut LaneHits<L>,
-) {
-    let b = &mut scratch.batches[k];
+unsafe fn flush<V: LaneVec>(scratch: &mut DcScratch, k: usize, reduced_round: bool) {
+    let b = &scratch.batches[k];
     if b.len == 0 {
         return;
     }
@@ -236,34 +273,34 @@ unsafe fn flush<V: LaneVec, const L: usize>(
     while hit != 0 {
         let c = hit.trailing_zeros() as usize;
         hit &= hit - 1;
+        let b = &scratch.batches[k];
+        let (slot, pos) = (b.slot[c], b.pos[c]);
         let ihv_in = core::array::from_fn(|w| b.ihv_in[w][c]);
-        hits.add(b.lane[c], b.blk[c], ihv_in);
+        scratch.add_hit(slot, pos, ihv_in);
     }
-    b.len = 0;
+    scratch.batches[k].len = 0;
 }
 
-/// Flushes both batches: the end of a kernel call.
+/// Tests every queued candidate (both batches): when the caller settles
+/// the queue, and before it redoes a hit (so that a message's earlier
+/// candidates, queued in the other batch, are known first).
 ///
 /// # Safety
 ///
 /// As [`compress_block`].
 #[inline(always)]
-pub(super) unsafe fn flush_all<V: LaneVec, const L: usize>(
-    scratch: &mut DcScratch,
-    reduced_round: bool,
-    hits: &mut LaneHits<L>,
-) {
+pub(super) unsafe fn flush_all<V: LaneVec>(scratch: &mut DcScratch, reduced_round: bool) {
     // SAFETY: the caller's entry point enables `V`'s features.
     unsafe {
-        flush::<V, L>(scratch, 0, reduced_round, hits);
-        flush::<V, L>(scratch, 1, reduced_round, hits);
+        flush::<V>(scratch, 0, reduced_round);
+        flush::<V>(scratch, 1, reduced_round);
     }
 }
 
 /// Compresses block `blk` of the call, one per lane (`w`, from `data`),
-/// into `s`, as [`compress_block`] with the filter, and queues its
-/// candidates for their tests (which report to `hits` when a batch fills,
-/// or at [`flush_all`]).
+/// into `s`, as [`compress_block`] with the filter, and queues the
+/// candidates of the lanes [`DcScratch::set_lanes`] named for their tests
+/// (which run when a batch fills, or at [`flush_all`]).
 ///
 /// # Safety
 ///
@@ -276,7 +313,6 @@ pub(super) unsafe fn compress_block_dc<V: LaneVec, const L: usize>(
     blk: usize,
     scratch: &mut DcScratch,
     reduced_round: bool,
-    hits: &mut LaneHits<L>,
 ) {
     // SAFETY: the caller's entry point enables `V`'s features.
     unsafe {
@@ -288,7 +324,7 @@ pub(super) unsafe fn compress_block_dc<V: LaneVec, const L: usize>(
         };
         let kill = compress_block::<V, _, true>(s, w, &mut keep);
         let mask = kill.xor(V::splat(!0));
-        let mut lanes = mask.nonzero_lanes();
+        let mut lanes = mask.nonzero_lanes() & scratch.queue;
         if lanes == 0 {
             return;
         }
@@ -307,6 +343,7 @@ pub(super) unsafe fn compress_block_dc<V: LaneVec, const L: usize>(
                 dvs &= dvs - 1;
                 let (dm, tt) = dv_difference(d);
                 let k = usize::from(tt == 65);
+                let (slot, pos) = (scratch.slot[i], scratch.base[i] + blk * 64);
                 let b = &mut scratch.batches[k];
                 let c = b.len;
                 for (t, m2) in b.m2.iter_mut().enumerate() {
@@ -318,11 +355,11 @@ pub(super) unsafe fn compress_block_dc<V: LaneVec, const L: usize>(
                     b.ihv_in[w][c] = ihv_in[w].lane(i);
                     b.ihv_out[w][c] = out[w].lane(i);
                 }
-                b.lane[c] = i;
-                b.blk[c] = blk;
+                b.slot[c] = slot;
+                b.pos[c] = pos;
                 b.len += 1;
                 if b.len == V::LANES {
-                    flush::<V, L>(scratch, k, reduced_round, hits);
+                    flush::<V>(scratch, k, reduced_round);
                 }
             }
         }

@@ -84,9 +84,10 @@ pub(crate) trait Lanes<const L: usize>: Copy {
 }
 
 /// A lane kernel with collision detection (see `lanes_dc.rs`): as
-/// [`Lanes::compress`], and the lanes whose blocks are part of an attack
-/// go to `hits` (with the earliest such block and the chaining value
-/// before it), for the one-stream detector to redo from there.
+/// [`Lanes::compress`], queueing the candidates of the lanes `scratch`
+/// names and testing them when a batch fills; `flush_dc` tests the rest.
+/// Blocks found to be part of an attack go to the scratch's hits, for the
+/// one-stream detector to redo from there.
 #[cfg(fastcrypt_x86)]
 pub(crate) trait DcLanes<const L: usize>: Copy {
     fn compress_dc(
@@ -96,8 +97,8 @@ pub(crate) trait DcLanes<const L: usize>: Copy {
         blocks: usize,
         reduced_round: bool,
         scratch: &mut lanes_dc::DcScratch,
-        hits: &mut lanes_dc::LaneHits<L>,
     );
+    fn flush_dc(self, reduced_round: bool, scratch: &mut lanes_dc::DcScratch);
 }
 
 /// A message to hash, or one part-way through: what one kernel hands the
@@ -195,6 +196,17 @@ impl<'a> Lane<'a> {
         }
     }
 
+    /// Bytes `from..to` of the padded message (block-aligned, at most
+    /// its length): whole blocks of the message, then of the tail.
+    #[cfg(fastcrypt_x86)]
+    fn padded(&self, from: usize, to: usize) -> [&[u8]; 2] {
+        let whole = self.msg.len() / BLOCK_LEN * BLOCK_LEN;
+        [
+            &self.msg[from.min(whole)..to.min(whole)],
+            &self.tail[from.max(whole) - whole..to.max(whole) - whole],
+        ]
+    }
+
     /// Marks `bytes` of [`segment`](Self::segment) compressed; `true` when
     /// the message is done.
     fn advance(&mut self, bytes: usize) -> bool {
@@ -214,17 +226,31 @@ trait Engine<const L: usize> {
     type Out;
     /// Compresses up to `blocks` blocks (at least one) of every lane from
     /// `data` into `state` and returns how many it did. `busy` has bit `i`
-    /// set for each busy lane `i`, `offsets` are the lanes' positions in
-    /// their padded messages, and `found` what detection found there.
+    /// set for each busy lane `i`, `lanes` are where the lanes are in
+    /// their messages, `found` what detection found there, and `out` the
+    /// results of messages done so far (which a detector may correct).
+    #[allow(clippy::too_many_arguments)]
     fn blocks(
         &mut self,
         state: &mut [[u32; L]; 5],
         data: &[&[u8]; L],
         blocks: usize,
         busy: u32,
-        offsets: &[usize; L],
+        lanes: &[Lane<'_>; L],
         found: &mut [Found; L],
+        out: &mut [Self::Out],
     ) -> usize;
+    /// Called once the lanes stop (every message done, or the busy lanes
+    /// about to be handed to a narrower kernel): finishes what the engine
+    /// deferred. The arguments are as for [`blocks`](Self::blocks).
+    fn settle(
+        &mut self,
+        _state: &mut [[u32; L]; 5],
+        _lanes: &[Lane<'_>; L],
+        _found: &mut [Found; L],
+        _out: &mut [Self::Out],
+    ) {
+    }
     /// The result of a finished message.
     fn out(words: &[u32; 5], found: &Found) -> Self::Out;
 }
@@ -252,8 +278,9 @@ impl<const L: usize, K: Lanes<L>> Engine<L> for Plain<K> {
         data: &[&[u8]; L],
         blocks: usize,
         _: u32,
-        _: &[usize; L],
+        _: &[Lane<'_>; L],
         _: &mut [Found; L],
+        _: &mut [Self::Out],
     ) -> usize {
         self.0.compress(state, data, blocks);
         blocks
@@ -283,6 +310,7 @@ fn dc_out(words: &[u32; 5], found: &Found) -> DcDigest {
 }
 
 /// Collision-detecting SHA-1 on a one-stream kernel (its fused detector).
+#[derive(Clone, Copy)]
 struct DcOne {
     kernel: super::Kernel,
     cfg: DcConfig,
@@ -308,13 +336,14 @@ impl Engine<1> for DcOne {
         data: &[&[u8]; 1],
         blocks: usize,
         _: u32,
-        offsets: &[usize; 1],
+        lanes: &[Lane<'_>; 1],
         found: &mut [Found; 1],
+        _: &mut [DcDigest],
     ) -> usize {
         let mut s = lane_state(state, 0);
         self.detect(
             &mut s,
-            offsets[0],
+            lanes[0].offset(),
             &data[0][..blocks * BLOCK_LEN],
             &mut found[0],
         );
@@ -330,16 +359,66 @@ impl Engine<1> for DcOne {
 /// recompressions find attack blocks, and the one-stream detector redoes
 /// those (rare) blocks to report, rehash and call back exactly.
 #[cfg(fastcrypt_x86)]
-struct DcLaneEngine<K> {
+struct DcLaneEngine<'m, K, M> {
     kernel: K,
     one: DcOne,
+    /// The messages, by slot: a hit may come after its message is done.
+    messages: &'m [M],
     /// Allocated at the first kernel call: a batch that hands everything
     /// to the one-stream detector needs none.
     scratch: Option<alloc::boxed::Box<lanes_dc::DcScratch>>,
 }
 
 #[cfg(fastcrypt_x86)]
-impl<const L: usize, K: DcLanes<L>> Engine<L> for DcLaneEngine<K> {
+impl<M: AsRef<[u8]>, K> DcLaneEngine<'_, K, M> {
+    /// Redoes each hit's message from its attack block with the one-stream
+    /// detector (with the safe hash, the lane compressed the blocks after
+    /// it from a void state): in its lane up to `ahead` bytes past the
+    /// lane's position, or to its end if the message is done, correcting
+    /// its result.
+    fn redo<const L: usize>(
+        &mut self,
+        state: &mut [[u32; L]; 5],
+        lanes: &[Lane<'_>; L],
+        ahead: usize,
+        found: &mut [Found; L],
+        out: &mut [DcDigest],
+    ) {
+        let Some(scratch) = self.scratch.as_mut() else {
+            return;
+        };
+        for hit in scratch.take_hits() {
+            match lanes.iter().position(|l| l.busy && l.slot == hit.slot) {
+                Some(i) => {
+                    let mut s = hit.ihv_in;
+                    let mut at = hit.pos;
+                    for part in lanes[i].padded(hit.pos, lanes[i].offset() + ahead) {
+                        self.one.detect(&mut s, at, part, &mut found[i]);
+                        at += part.len();
+                    }
+                    set_lane_state(state, i, s);
+                }
+                None => {
+                    let done = &out[hit.slot];
+                    let job = Job {
+                        slot: hit.slot,
+                        msg: self.messages[hit.slot].as_ref(),
+                        done: hit.pos,
+                        state: hit.ihv_in,
+                        found: Found {
+                            first: done.collision,
+                            collisions: done.collisions,
+                        },
+                    };
+                    run::<1, _>(self.one, &mut core::iter::once(job), out, 0, |_, _| {});
+                }
+            }
+        }
+    }
+}
+
+#[cfg(fastcrypt_x86)]
+impl<const L: usize, K: DcLanes<L>, M: AsRef<[u8]>> Engine<L> for DcLaneEngine<'_, K, M> {
     type Out = DcDigest;
     fn blocks(
         &mut self,
@@ -347,29 +426,40 @@ impl<const L: usize, K: DcLanes<L>> Engine<L> for DcLaneEngine<K> {
         data: &[&[u8]; L],
         blocks: usize,
         busy: u32,
-        offsets: &[usize; L],
+        lanes: &[Lane<'_>; L],
         found: &mut [Found; L],
+        out: &mut [DcDigest],
     ) -> usize {
         let scratch = self.scratch.get_or_insert_with(lanes_dc::DcScratch::new);
-        let mut hits = lanes_dc::LaneHits::new();
         let reduced = self.one.cfg.reduced_round;
+        // Idle lanes hash a busy lane's blocks: only busy lanes queue.
+        scratch.set_lanes::<L>(
+            busy,
+            core::array::from_fn(|i| lanes[i].slot),
+            core::array::from_fn(|i| lanes[i].offset()),
+        );
         self.kernel
-            .compress_dc(state, data, blocks, reduced, scratch, &mut hits);
-        // Idle lanes hash a busy lane's blocks: only busy lanes count. A
-        // lane with an attack block is redone from there: with the safe
-        // hash, the blocks after it were compressed from a void state.
-        let mut lanes = hits.lanes & busy;
-        while lanes != 0 {
-            let i = lanes.trailing_zeros() as usize;
-            lanes &= lanes - 1;
-            let at = hits.blk[i] * BLOCK_LEN;
-            let mut s = hits.ihv_in[i];
-            let rest = &data[i][at..blocks * BLOCK_LEN];
-            self.one
-                .detect(&mut s, offsets[i] + at, rest, &mut found[i]);
-            set_lane_state(state, i, s);
+            .compress_dc(state, data, blocks, reduced, scratch);
+        if scratch.has_hits() {
+            // Every queued candidate first: a message's earliest hit may
+            // wait in the other batch.
+            self.kernel.flush_dc(reduced, scratch);
+            self.redo(state, lanes, blocks * BLOCK_LEN, found, out);
         }
         blocks
+    }
+    fn settle(
+        &mut self,
+        state: &mut [[u32; L]; 5],
+        lanes: &[Lane<'_>; L],
+        found: &mut [Found; L],
+        out: &mut [DcDigest],
+    ) {
+        let reduced = self.one.cfg.reduced_round;
+        if let Some(scratch) = self.scratch.as_mut().filter(|s| s.pending()) {
+            self.kernel.flush_dc(reduced, scratch);
+            self.redo(state, lanes, 0, found, out);
+        }
     }
     fn out(words: &[u32; 5], found: &Found) -> DcDigest {
         dc_out(words, found)
@@ -428,8 +518,9 @@ fn run<'a, const L: usize, E: Engine<L>>(
             .iter()
             .enumerate()
             .fold(0u32, |m, (i, l)| m | (u32::from(l.busy) << i));
-        let offsets = core::array::from_fn(|i| lanes[i].offset());
-        let done = engine.blocks(&mut state, &data, blocks, busy_bits, &offsets, &mut found);
+        let done = engine.blocks(
+            &mut state, &data, blocks, busy_bits, &lanes, &mut found, out,
+        );
         for (i, lane) in lanes.iter_mut().enumerate() {
             if lane.busy && lane.advance(done * BLOCK_LEN) {
                 out[lane.slot] = E::out(&lane_state(&state, i), &found[i]);
@@ -438,6 +529,7 @@ fn run<'a, const L: usize, E: Engine<L>>(
             }
         }
     }
+    engine.settle(&mut state, &lanes, &mut found, out);
     let mut left = lanes
         .iter()
         .enumerate()
@@ -697,6 +789,7 @@ impl Sha1Many {
                 let e = DcLaneEngine {
                     kernel: t,
                     one: one(auto),
+                    messages,
                     scratch: None,
                 };
                 run::<8, _>(e, jobs, out, dc_hand_off(8), dc_one_stream(config));
@@ -706,6 +799,7 @@ impl Sha1Many {
                 let e = DcLaneEngine {
                     kernel: t,
                     one: one(auto),
+                    messages,
                     scratch: None,
                 };
                 run::<16, _>(e, jobs, out, dc_hand_off(16), dc_one_stream(config));

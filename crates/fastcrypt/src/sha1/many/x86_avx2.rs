@@ -11,7 +11,7 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use super::lanes::{compress_block, LaneVec, NoKeep};
-use super::lanes_dc::{compress_block_dc, flush_all, test, Batch, DcScratch, LaneHits};
+use super::lanes_dc::{compress_block_dc, flush_all, test, Batch, DcScratch};
 use super::Lanes;
 use crate::cpu::Avx2MulToken;
 
@@ -166,11 +166,15 @@ impl super::DcLanes<8> for Avx2MulToken {
         blocks: usize,
         reduced_round: bool,
         scratch: &mut DcScratch,
-        hits: &mut LaneHits<8>,
     ) {
         assert!(data.iter().all(|d| d.len() >= blocks * 64));
         // SAFETY: as for `compress`.
-        unsafe { compress8_dc(state, data, blocks, reduced_round, scratch, hits) }
+        unsafe { compress8_dc(state, data, blocks, reduced_round, scratch) }
+    }
+    #[inline]
+    fn flush_dc(self, reduced_round: bool, scratch: &mut DcScratch) {
+        // SAFETY: as for `compress`.
+        unsafe { compress8_flush(reduced_round, scratch) }
     }
 }
 
@@ -272,7 +276,8 @@ unsafe fn compress8(state: &mut [[u32; 8]; 5], data: &[&[u8]; 8], blocks: usize)
 }
 
 /// [`compress8`] with collision detection (see `lanes_dc.rs`): the
-/// lanes found to be part of an attack go to `hits`.
+/// lanes' candidates are queued in `scratch`, and tested when a batch
+/// fills.
 ///
 /// # Safety
 ///
@@ -284,19 +289,27 @@ unsafe fn compress8_dc(
     blocks: usize,
     reduced_round: bool,
     scratch: &mut DcScratch,
-    hits: &mut LaneHits<8>,
 ) {
     let mut s = load_state(state);
     for blk in 0..blocks {
         // SAFETY: as in `compress8`.
         unsafe {
             let w = load8(data, blk);
-            compress_block_dc::<__m256i, 8>(&mut s, w, data, blk, scratch, reduced_round, hits);
+            compress_block_dc::<__m256i, 8>(&mut s, w, data, blk, scratch, reduced_round);
         }
     }
-    // SAFETY: as above.
-    unsafe { flush_all::<__m256i, 8>(scratch, reduced_round, hits) };
     store_state(&s, state);
+}
+
+/// Tests every candidate queued in `scratch` (see `lanes_dc::flush_all`).
+///
+/// # Safety
+///
+/// As [`compress8`]'s features.
+#[target_feature(enable = "avx2")]
+unsafe fn compress8_flush(reduced_round: bool, scratch: &mut DcScratch) {
+    // SAFETY: the features `__m256i` needs are enabled here.
+    unsafe { flush_all::<__m256i>(scratch, reduced_round) };
 }
 
 /// # Safety

@@ -10,7 +10,7 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use super::lanes::{compress_block, LaneVec, NoKeep};
-use super::lanes_dc::{compress_block_dc, flush_all, test, Batch, DcScratch, LaneHits};
+use super::lanes_dc::{compress_block_dc, flush_all, test, Batch, DcScratch};
 use super::Lanes;
 use crate::cpu::Avx512Token;
 
@@ -151,11 +151,15 @@ impl super::DcLanes<16> for Avx512Token {
         blocks: usize,
         reduced_round: bool,
         scratch: &mut DcScratch,
-        hits: &mut LaneHits<16>,
     ) {
         assert!(data.iter().all(|d| d.len() >= blocks * 64));
         // SAFETY: as for `compress`.
-        unsafe { compress16_dc(state, data, blocks, reduced_round, scratch, hits) }
+        unsafe { compress16_dc(state, data, blocks, reduced_round, scratch) }
+    }
+    #[inline]
+    fn flush_dc(self, reduced_round: bool, scratch: &mut DcScratch) {
+        // SAFETY: as for `compress`.
+        unsafe { compress16_flush(reduced_round, scratch) }
     }
 }
 
@@ -265,7 +269,8 @@ unsafe fn compress16(state: &mut [[u32; 16]; 5], data: &[&[u8]; 16], blocks: usi
 }
 
 /// [`compress16`] with collision detection (see `lanes_dc.rs`): the
-/// lanes found to be part of an attack go to `hits`.
+/// lanes' candidates are queued in `scratch`, and tested when a batch
+/// fills.
 ///
 /// # Safety
 ///
@@ -277,19 +282,27 @@ unsafe fn compress16_dc(
     blocks: usize,
     reduced_round: bool,
     scratch: &mut DcScratch,
-    hits: &mut LaneHits<16>,
 ) {
     let mut s = load_state(state);
     for blk in 0..blocks {
         // SAFETY: as in `compress16`.
         unsafe {
             let w = load16(data, blk);
-            compress_block_dc::<__m512i, 16>(&mut s, w, data, blk, scratch, reduced_round, hits);
+            compress_block_dc::<__m512i, 16>(&mut s, w, data, blk, scratch, reduced_round);
         }
     }
-    // SAFETY: as above.
-    unsafe { flush_all::<__m512i, 16>(scratch, reduced_round, hits) };
     store_state(&s, state);
+}
+
+/// Tests every candidate queued in `scratch` (see `lanes_dc::flush_all`).
+///
+/// # Safety
+///
+/// As [`compress16`]'s features.
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn compress16_flush(reduced_round: bool, scratch: &mut DcScratch) {
+    // SAFETY: the features `__m512i` needs are enabled here.
+    unsafe { flush_all::<__m512i>(scratch, reduced_round) };
 }
 
 /// # Safety
