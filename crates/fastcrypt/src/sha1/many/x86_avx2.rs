@@ -10,7 +10,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use super::lanes::{compress_block, LaneVec, NoKeep};
+use super::lanes::{compress_block, each, LaneVec, NoKeep};
 use super::lanes_dc::{compress_block_dc, flush_all, test, Batch, DcScratch};
 use super::Lanes;
 use crate::cpu::Avx2MulToken;
@@ -187,7 +187,7 @@ impl super::DcLanes<8> for Avx2MulToken {
 fn transpose8(r: [__m256i; 8]) -> [__m256i; 8] {
     // t[2i] / t[2i+1]: words (4h, 4h+1) / (4h+2, 4h+3) of rows 2i and
     // 2i+1 interleaved, in each 128-bit half h.
-    let t: [__m256i; 8] = core::array::from_fn(|j| {
+    let t: [__m256i; 8] = each(|j| {
         let (x, y) = (r[j & !1], r[j | 1]);
         if j & 1 == 0 {
             _mm256_unpacklo_epi32(x, y)
@@ -196,7 +196,7 @@ fn transpose8(r: [__m256i; 8]) -> [__m256i; 8] {
         }
     });
     // u[4q + m]: word 4h + m of rows 4q..4q+3, in half h.
-    let u: [__m256i; 8] = core::array::from_fn(|j| {
+    let u: [__m256i; 8] = each(|j| {
         let (q, m) = (j / 4, j % 4);
         let (x, y) = (t[4 * q + m / 2], t[4 * q + 2 + m / 2]);
         if m % 2 == 0 {
@@ -206,7 +206,7 @@ fn transpose8(r: [__m256i; 8]) -> [__m256i; 8] {
         }
     });
     // w[4h + m]: half h of u[m] (rows 0-3) and of u[4 + m] (rows 4-7).
-    core::array::from_fn(|j| {
+    each(|j| {
         let (h, m) = (j / 4, j % 4);
         if h == 0 {
             _mm256_permute2x128_si256::<0x20>(u[m], u[4 + m])
@@ -230,7 +230,7 @@ unsafe fn load8(data: &[&[u8]; 8], blk: usize) -> [__m256i; 16] {
         15, 14, 13, 12,
     );
     let half = |h: usize| -> [__m256i; 8] {
-        transpose8(core::array::from_fn(|i| {
+        transpose8(each(|i| {
             // SAFETY: `data[i]` holds block `blk` (the caller's
             // contract); this reads its half `h`.
             let p = unsafe { data[i].as_ptr().add(blk * 64 + 32 * h) };
@@ -239,7 +239,7 @@ unsafe fn load8(data: &[&[u8]; 8], blk: usize) -> [__m256i; 16] {
         }))
     };
     let (lo, hi) = (half(0), half(1));
-    core::array::from_fn(|t| if t < 8 { lo[t] } else { hi[t - 8] })
+    each(|t| if t < 8 { lo[t] } else { hi[t - 8] })
 }
 
 /// The lanes' state as vectors: word `w` of every lane in `s[w]`.
@@ -247,7 +247,7 @@ unsafe fn load8(data: &[&[u8]; 8], blk: usize) -> [__m256i; 16] {
 #[target_feature(enable = "avx2")]
 fn load_state(state: &[[u32; 8]; 5]) -> [__m256i; 5] {
     // SAFETY: the features `__m256i` needs are enabled here.
-    core::array::from_fn(|w| unsafe { __m256i::load(&state[w]) })
+    each(|w| unsafe { __m256i::load(&state[w]) })
 }
 
 /// The inverse of [`load_state`].

@@ -9,7 +9,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use super::lanes::{compress_block, LaneVec, NoKeep};
+use super::lanes::{compress_block, each, LaneVec, NoKeep};
 use super::lanes_dc::{compress_block_dc, flush_all, test, Batch, DcScratch};
 use super::Lanes;
 use crate::cpu::Avx512Token;
@@ -175,7 +175,7 @@ fn transpose16(r: [__m512i; 16]) -> [__m512i; 16] {
     {
         // t[2i] / t[2i+1]: words (4k, 4k+1) / (4k+2, 4k+3) of rows 2i and
         // 2i+1 interleaved, in each 128-bit lane k.
-        let t: [__m512i; 16] = core::array::from_fn(|j| {
+        let t: [__m512i; 16] = each(|j| {
             let (x, y) = (r[j & !1], r[j | 1]);
             if j & 1 == 0 {
                 _mm512_unpacklo_epi32(x, y)
@@ -184,7 +184,7 @@ fn transpose16(r: [__m512i; 16]) -> [__m512i; 16] {
             }
         });
         // u[4q + m]: word 4k + m of rows 4q..4q+3, in 128-bit lane k.
-        let u: [__m512i; 16] = core::array::from_fn(|j| {
+        let u: [__m512i; 16] = each(|j| {
             let (q, m) = (j / 4, j % 4);
             let (x, y) = (t[4 * q + m / 2], t[4 * q + 2 + m / 2]);
             if m % 2 == 0 {
@@ -195,7 +195,7 @@ fn transpose16(r: [__m512i; 16]) -> [__m512i; 16] {
         });
         // v: 128-bit lanes (0, 1) or (2, 3) of u[m] and u[4 + m] (v[4m],
         // v[4m + 1]), and of u[8 + m] and u[12 + m] (v[4m + 2], v[4m + 3]).
-        let v: [__m512i; 16] = core::array::from_fn(|j| {
+        let v: [__m512i; 16] = each(|j| {
             let (m, h) = (j / 4, j % 4);
             let (x, y) = (u[m + 8 * (h / 2)], u[m + 4 + 8 * (h / 2)]);
             if h % 2 == 0 {
@@ -205,7 +205,7 @@ fn transpose16(r: [__m512i; 16]) -> [__m512i; 16] {
             }
         });
         // w[4k + m]: lane k of u[m], u[4 + m], u[8 + m], u[12 + m].
-        core::array::from_fn(|j| {
+        each(|j| {
             let (k, m) = (j / 4, j % 4);
             let (x, y) = (v[4 * m + k / 2], v[4 * m + 2 + k / 2]);
             if k % 2 == 0 {
@@ -227,7 +227,7 @@ fn transpose16(r: [__m512i; 16]) -> [__m512i; 16] {
 unsafe fn load16(data: &[&[u8]; 16], blk: usize) -> [__m512i; 16] {
     // Big-endian words: reverse the bytes of each 32-bit word.
     let bswap = _mm512_set4_epi32(0x0C0D_0E0F, 0x0809_0A0B, 0x0405_0607, 0x0001_0203);
-    let rows: [__m512i; 16] = core::array::from_fn(|i| {
+    let rows: [__m512i; 16] = each(|i| {
         // SAFETY: `data[i]` holds block `blk` (the caller's contract).
         let row = unsafe { _mm512_loadu_si512(data[i].as_ptr().add(blk * 64).cast()) };
         _mm512_shuffle_epi8(row, bswap)
@@ -240,7 +240,7 @@ unsafe fn load16(data: &[&[u8]; 16], blk: usize) -> [__m512i; 16] {
 #[target_feature(enable = "avx512f")]
 fn load_state(state: &[[u32; 16]; 5]) -> [__m512i; 5] {
     // SAFETY: the features `__m512i` needs are enabled here.
-    core::array::from_fn(|w| unsafe { __m512i::load(&state[w]) })
+    each(|w| unsafe { __m512i::load(&state[w]) })
 }
 
 /// The inverse of [`load_state`].
