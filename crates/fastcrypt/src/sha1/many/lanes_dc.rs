@@ -33,10 +33,10 @@
 //!   hash, calling back exactly as `Sha1Dc` does), in its lane or, if the
 //!   message is done, to its end. Only attack data gets there.
 
-use super::super::dc::{dv_difference, expand};
-#[cfg(test)]
-use super::lanes::NoKeep;
+use super::super::dc::dv_difference;
 use super::lanes::{compress_block, Keep, LaneVec, K};
+#[cfg(test)]
+use super::{super::dc::expand, lanes::NoKeep};
 use alloc::vec::Vec;
 
 /// The most lanes a kernel has; the scratch space is sized for it.
@@ -47,8 +47,10 @@ const MAX: usize = 16;
 /// vectors load them).
 pub(super) struct Batch {
     len: usize,
-    /// The other block's message: `W ^ DM`.
-    m2: [[u32; MAX]; 80],
+    /// The other block's message words 0..16: `W ^ DM` (the test expands
+    /// the rest on vectors; the expansion is linear, so it is `W ^ DM` at
+    /// every step).
+    m2: [[u32; MAX]; 16],
     /// The working state before the test step.
     st: [[u32; MAX]; 5],
     ihv_in: [[u32; MAX]; 5],
@@ -86,7 +88,7 @@ impl DcScratch {
     pub(crate) fn new() -> alloc::boxed::Box<DcScratch> {
         let batch = || Batch {
             len: 0,
-            m2: [[0; MAX]; 80],
+            m2: [[0; MAX]; 16],
             st: [[0; MAX]; 5],
             ihv_in: [[0; MAX]; 5],
             ihv_out: [[0; MAX]; 5],
@@ -167,7 +169,7 @@ impl<V: LaneVec> Keep<V> for DcKeep<V> {
 ///
 /// As [`compress_block`].
 #[inline(always)]
-unsafe fn forward<V: LaneVec>(s: [V; 5], m: &[[u32; MAX]; 80], from: usize, to: usize) -> [V; 5] {
+unsafe fn forward<V: LaneVec>(s: [V; 5], m: &[V; 80], from: usize, to: usize) -> [V; 5] {
     // SAFETY: the caller's entry point enables `V`'s features.
     unsafe {
         let [mut a, mut b, mut c, mut d, mut e] = s;
@@ -175,7 +177,7 @@ unsafe fn forward<V: LaneVec>(s: [V; 5], m: &[[u32; MAX]; 80], from: usize, to: 
             ($lo:expr, $hi:expr, $k:expr, $f:ident) => {
                 let k = V::splat($k);
                 for w in &m[from.clamp($lo, $hi)..to.clamp($lo, $hi)] {
-                    let n = a.rol5().add(V::$f(b, c, d)).add(e.add(V::load(w).add(k)));
+                    let n = a.rol5().add(V::$f(b, c, d)).add(e.add(w.add(k)));
                     (a, b, c, d, e) = (n, a, b.rol30(), c, d);
                 }
             };
@@ -239,7 +241,15 @@ pub(super) unsafe fn test<V: LaneVec>(b: &Batch, tt: usize, reduced_round: bool)
     unsafe {
         let st = load5::<V>(&b.st);
         let out = load5::<V>(&b.ihv_out);
-        let f2 = forward(st, &b.m2, tt, 80);
+        let mut m2 = [V::splat(0); 80];
+        for (m, w) in m2.iter_mut().zip(&b.m2) {
+            *m = V::load(w);
+        }
+        for t in 16..80 {
+            m2[t] = m2[t - 3].xor4(m2[t - 8], m2[t - 14], m2[t - 16]).rol1();
+        }
+        let m2 = &m2;
+        let f2 = forward(st, m2, tt, 80);
         let x = [
             out[0].sub(f2[0]),
             out[1].sub(f2[1]),
@@ -247,9 +257,9 @@ pub(super) unsafe fn test<V: LaneVec>(b: &Batch, tt: usize, reduced_round: bool)
             out[3].sub(f2[3]),
             out[4].sub(f2[4]),
         ];
-        let mut hit = eq5(forward(x, &b.m2, 0, tt), st);
+        let mut hit = eq5(forward(x, m2, 0, tt), st);
         if reduced_round {
-            hit |= eq5(forward(load5::<V>(&b.ihv_in), &b.m2, 0, tt), st);
+            hit |= eq5(forward(load5::<V>(&b.ihv_in), m2, 0, tt), st);
         }
         // Lanes past the queued candidates hold stale entries.
         hit & ((1u64 << b.len) - 1) as u32
@@ -334,9 +344,17 @@ pub(super) unsafe fn compress_block_dc<V: LaneVec, const L: usize>(
         while lanes != 0 {
             let i = lanes.trailing_zeros() as usize;
             lanes &= lanes - 1;
-            // The lane's schedule again, in scalar code: cheaper than
-            // keeping every block's in memory for the rare candidates.
-            let w = expand(&data[i][blk * 64..blk * 64 + 64]);
+            // The lane's message words again, from memory: cheaper than
+            // keeping every block's in registers for the rare candidates.
+            let block = &data[i][blk * 64..blk * 64 + 64];
+            let w: [u32; 16] = core::array::from_fn(|t| {
+                u32::from_be_bytes([
+                    block[4 * t],
+                    block[4 * t + 1],
+                    block[4 * t + 2],
+                    block[4 * t + 3],
+                ])
+            });
             let mut dvs = mask.lane(i);
             while dvs != 0 {
                 let d = dvs.trailing_zeros() as usize;
