@@ -116,7 +116,7 @@ define_backends! {
     AesniPclmul => "aesni_pclmul", #[cfg(fastcrypt_x86)] AesNiToken;
     /// Fused VAES + VPCLMULQDQ kernel on 256-bit registers, 16 blocks per iteration.
     VaesVpclmul => "vaes_vpclmul", #[cfg(fastcrypt_x86)] VaesToken;
-    /// Fused VAES + VPCLMULQDQ kernel on 512-bit registers (AVX-512), 16
+    /// Fused VAES + VPCLMULQDQ kernel on 512-bit registers (AVX-512), 32
     /// blocks per iteration, masked tails and short messages.
     VaesAvx512 => "vaes_avx512", #[cfg(fastcrypt_x86)] Vaes512Token;
 }
