@@ -39,6 +39,7 @@
 //! and every row reads each message's digest and detection flag, as a
 //! caller must.
 
+use super::super::engine::SplitMix64;
 use super::super::options::size_text;
 use super::{backend_rows, Algorithm, CustomRows, Implementation, Op, RowNames};
 use crate::backends::backend_table;
@@ -184,27 +185,6 @@ fn sets_about() -> String {
         ),
     ]
     .join("\n")
-}
-
-/// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom
-/// number generators", OOPSLA 2014): integer-only, so the git-like set is
-/// the same on every machine, and well enough mixed for picking sizes.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` by multiply-and-shift (Lemire); its bias, below
-    /// `n / 2^64`, does not matter for picking sizes.
-    fn below(&mut self, n: usize) -> usize {
-        ((u128::from(self.next()) * n as u128) >> 64) as usize
-    }
 }
 
 /// The git-like set's sizes, in order (see the module docs).
@@ -457,7 +437,7 @@ mod tests {
     /// The data and layout of a cell at `size`, as the engine paints it.
     fn painted(size: usize) -> (Vec<u8>, Vec<usize>) {
         let bytes = set_bytes(size);
-        let data = (0..bytes).map(|i| (i % 251) as u8).collect();
+        let data = super::super::super::engine::paint(bytes);
         (data, Set::of(size).lengths())
     }
 
