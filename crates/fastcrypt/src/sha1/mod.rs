@@ -56,7 +56,7 @@ pub(crate) mod portable;
 #[cfg(fastcrypt_x86)]
 macro_rules! act_on_verdict {
     ($verdict:expr, $n:expr, $out:ident, $found:ident, $state:ident, $offset:ident,
-     $blocks:ident, $on:ident, $again:ident $(::<$g:ident>)? ($($pre:ident),*)) => {
+     $blocks:ident, $on:ident, $again:ident $(::<$($g:ident),+>)? ($($pre:ident),*)) => {
         match $verdict {
             Verdict::Clean => {}
             Verdict::Detected => $found += 1,
@@ -67,7 +67,7 @@ macro_rules! act_on_verdict {
                 let next = $offset + (($n + 1) * 64) as u64;
                 // SAFETY: the features of the entry point this expands in
                 // are enabled.
-                return $found + unsafe { $again $(::<$g>)? ($($pre,)* $state, next, rest, $on) };
+                return $found + unsafe { $again $(::<$($g),+>)? ($($pre,)* $state, next, rest, $on) };
             }
         }
     };

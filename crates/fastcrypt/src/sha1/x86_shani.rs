@@ -213,18 +213,34 @@ pub(crate) fn compress_dc(
         // and OS ymm support; no CPU has SHA-NI and AVX without AVX2, so
         // the AVX2 token costs no one the VEX form).
         Some(_) if token.slow_msg2() => unsafe {
-            compress_dc_avx::<true>(token, cfg, state, offset, blocks, on_collision)
+            compress_dc_avx::<true, PREFIX_SLOW_MSG2>(
+                token,
+                cfg,
+                state,
+                offset,
+                blocks,
+                on_collision,
+            )
         },
         // SAFETY: as above.
         Some(_) => unsafe {
-            compress_dc_avx::<false>(token, cfg, state, offset, blocks, on_collision)
+            compress_dc_avx::<false, PREFIX>(token, cfg, state, offset, blocks, on_collision)
         },
         // SAFETY: the token proves SHA, SSSE3 and SSE4.1 (and so SSE2).
         _ if token.slow_msg2() => unsafe {
-            compress_dc_sse::<true>(token, cfg, state, offset, blocks, on_collision)
+            compress_dc_sse::<true, PREFIX_SLOW_MSG2>(
+                token,
+                cfg,
+                state,
+                offset,
+                blocks,
+                on_collision,
+            )
         },
         // SAFETY: the token proves SHA, SSSE3 and SSE4.1 (and so SSE2).
-        _ => unsafe { compress_dc_sse::<false>(token, cfg, state, offset, blocks, on_collision) },
+        _ => unsafe {
+            compress_dc_sse::<false, PREFIX>(token, cfg, state, offset, blocks, on_collision)
+        },
     }
 }
 
@@ -245,12 +261,24 @@ macro_rules! store_w {
 
 /// How many steps of the SSE2 filter run on every block, a share after
 /// each of the 20 round groups. Fewer steps leave more blocks to the
-/// tail, whose branch the core mispredicts; more take issue slots from
-/// the round chain. Measured on an AMD EPYC Zen 3 (8 KiB of random data,
-/// detection / plain, medians of 201 paired runs, each prefix against
-/// 24 in the same process): 10 steps 0.88x, 13 and 24 0.90x, 16 0.92x,
-/// 40 0.90x.
+/// tail, whose branches the core mispredicts (on random data 35% of
+/// blocks reach it after 16 steps, 13% after 24, 7% after 30); more take
+/// issue slots from the round chain. Measured on an AMD EPYC Zen 3
+/// (8 KiB of random data, detection / plain, medians of 201 paired runs,
+/// each prefix against 24 in the same process): 10 steps 0.88x, 13 and
+/// 24 0.90x, 16 0.92x, 40 0.90x. That buffer was hashed over and over,
+/// which lets the branch predictor learn the tail's outcomes; on an
+/// Intel Xeon the prefix was measured on distinct data
+/// ([`PREFIX_SLOW_MSG2`]).
 const PREFIX: usize = 16;
+
+/// [`PREFIX`] for the cores whose `sha1msg2` is slow (Intel, see
+/// [`ShaNiToken::slow_msg2`]), where the SSE2 schedule already takes
+/// vector issue slots. Measured on an Intel Xeon (Sapphire Rapids
+/// class, 2026-12-02) over 8 MiB of random data hashed as distinct
+/// 8 KiB and 1 MiB messages, detection / plain, medians of 21-41 paired
+/// rounds: 16 steps 0.60x, 20 0.63-0.64x, 24 0.66-0.67x, 28 0.65-0.66x.
+const PREFIX_SLOW_MSG2: usize = 24;
 
 /// Group `$k` of a [`Check`] running beside the rounds (`none`: no check).
 macro_rules! check_at {
@@ -302,12 +330,7 @@ macro_rules! dc_quad {
         check_at!($chk, $i);
         // SAFETY: the entry point enables what the filter needs; `$wp` is
         // the previous block's schedule.
-        $kill = unsafe {
-            x86_filter::$steps::<
-                { x86_filter::cap($i * $per.div_ceil(20), $per) },
-                { x86_filter::cap(($i + 1) * $per.div_ceil(20), $per) },
-            >($kill, &*$wp)
-        };
+        $kill = unsafe { x86_filter::$steps::<$per, $i>($kill, &*$wp) };
         store_w!($wc, $i, $m);
         // A scheduling fence: LLVM otherwise hoists every group's schedule
         // and filter work ahead of the whole round chain, and the core's
@@ -580,7 +603,7 @@ macro_rules! dc_verdict {
                 $offset,
                 $blocks,
                 $on,
-                $again::<ALU>($token, $cfg)
+                $again::<ALU, P>($token, $cfg)
             );
         }
     };
@@ -767,7 +790,7 @@ macro_rules! dc_shani_loop {
 
 #[allow(unused_assignments)]
 #[target_feature(enable = "sha,ssse3,sse4.1")]
-unsafe fn compress_dc_sse<const ALU: bool>(
+unsafe fn compress_dc_sse<const ALU: bool, const P: usize>(
     token: ShaNiToken,
     cfg: &DcConfig,
     state: &mut [u32; 5],
@@ -782,10 +805,10 @@ unsafe fn compress_dc_sse<const ALU: bool>(
         offset,
         blocks,
         on_collision,
-        sse2_steps,
+        sse2_share,
         sse2_finish,
         _mm_setzero_si128(),
-        PREFIX,
+        P,
         x86_filter::ubc_mask_sse2,
         compress_dc_sse
     )
@@ -793,7 +816,7 @@ unsafe fn compress_dc_sse<const ALU: bool>(
 
 #[allow(unused_assignments)]
 #[target_feature(enable = "sha,ssse3,sse4.1,avx")]
-unsafe fn compress_dc_avx<const ALU: bool>(
+unsafe fn compress_dc_avx<const ALU: bool, const P: usize>(
     token: ShaNiToken,
     cfg: &DcConfig,
     state: &mut [u32; 5],
@@ -808,10 +831,10 @@ unsafe fn compress_dc_avx<const ALU: bool>(
         offset,
         blocks,
         on_collision,
-        sse2_steps,
+        sse2_share,
         sse2_finish,
         _mm_setzero_si128(),
-        PREFIX,
+        P,
         x86_filter::ubc_mask_avx2,
         compress_dc_avx
     )
@@ -1232,9 +1255,9 @@ mod tests {
     use super::super::dc::{expand, ScalarSteps};
     use super::*;
 
-    /// Both entry points (SSE and VEX forms) against the generic path on
-    /// attack files and random data: chaining value, count, and every
-    /// callback.
+    /// Both entry points (SSE and VEX forms, each with both schedules and
+    /// both filter prefixes) against the generic path on attack files and
+    /// random data: chaining value, count, and every callback.
     #[test]
     fn both_forms_equal_the_generic_path() {
         extern crate std;
@@ -1276,20 +1299,31 @@ mod tests {
                 };
                 let want = run(&|st, on| Kernel::Portable.compress_dc(&cfg, st, 64, whole, on));
                 // SAFETY: the token proves SHA, SSSE3 and SSE4.1.
+                // Both schedules, each with both filter prefixes.
                 let sse = [
                     // SAFETY: as above.
                     run(&|st, on| unsafe {
-                        compress_dc_sse::<false>(token, &cfg, st, 64, whole, on)
+                        compress_dc_sse::<false, PREFIX>(token, &cfg, st, 64, whole, on)
                     }),
                     // SAFETY: as above.
                     run(&|st, on| unsafe {
-                        compress_dc_sse::<true>(token, &cfg, st, 64, whole, on)
+                        compress_dc_sse::<true, PREFIX>(token, &cfg, st, 64, whole, on)
+                    }),
+                    // SAFETY: as above.
+                    run(&|st, on| unsafe {
+                        compress_dc_sse::<false, PREFIX_SLOW_MSG2>(token, &cfg, st, 64, whole, on)
+                    }),
+                    // SAFETY: as above.
+                    run(&|st, on| unsafe {
+                        compress_dc_sse::<true, PREFIX_SLOW_MSG2>(token, &cfg, st, 64, whole, on)
                     }),
                 ];
-                for (alu, got) in sse.iter().enumerate() {
+                for (form, got) in sse.iter().enumerate() {
                     assert!(
                         *got == want,
-                        "SSE form, ALU {alu}, {} bytes, {cfg:?}",
+                        "SSE form, ALU {}, prefix {}, {} bytes, {cfg:?}",
+                        form & 1,
+                        form >> 1,
                         whole.len()
                     );
                 }
@@ -1297,17 +1331,31 @@ mod tests {
                     let avx = [
                         // SAFETY: AVX with OS ymm support was just detected.
                         run(&|st, on| unsafe {
-                            compress_dc_avx::<false>(token, &cfg, st, 64, whole, on)
+                            compress_dc_avx::<false, PREFIX>(token, &cfg, st, 64, whole, on)
                         }),
                         // SAFETY: as above.
                         run(&|st, on| unsafe {
-                            compress_dc_avx::<true>(token, &cfg, st, 64, whole, on)
+                            compress_dc_avx::<true, PREFIX>(token, &cfg, st, 64, whole, on)
+                        }),
+                        // SAFETY: as above.
+                        run(&|st, on| unsafe {
+                            compress_dc_avx::<false, PREFIX_SLOW_MSG2>(
+                                token, &cfg, st, 64, whole, on,
+                            )
+                        }),
+                        // SAFETY: as above.
+                        run(&|st, on| unsafe {
+                            compress_dc_avx::<true, PREFIX_SLOW_MSG2>(
+                                token, &cfg, st, 64, whole, on,
+                            )
                         }),
                     ];
-                    for (alu, got) in avx.iter().enumerate() {
+                    for (form, got) in avx.iter().enumerate() {
                         assert!(
                             *got == want,
-                            "VEX form, ALU {alu}, {} bytes, {cfg:?}",
+                            "VEX form, ALU {}, prefix {}, {} bytes, {cfg:?}",
+                            form & 1,
+                            form >> 1,
                             whole.len()
                         );
                     }

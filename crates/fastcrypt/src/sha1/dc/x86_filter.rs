@@ -45,20 +45,50 @@ impl<const L: usize, const P: usize> Tails<L, P> {
 pub(crate) const SSE2_PREFIX: usize = 24;
 pub(crate) const AVX2_PREFIX: usize = 15;
 
-/// Steps `LO..HI` of the SSE2 filter on `w`, or-ed into `kill`: kernels
-/// spread the filter of one block over the rounds of the next.
+/// Steps `LO..HI` of the SSE2 filter on `w`, or-ed into `kill`.
 ///
 /// # Safety
 ///
 /// The CPU must have SSE2.
 #[inline(always)]
 pub(crate) unsafe fn sse2_steps<const LO: usize, const HI: usize>(
-    mut kill: __m128i,
+    kill: __m128i,
     w: &Expanded,
 ) -> __m128i {
+    // SAFETY: the caller guarantees SSE2.
+    unsafe { sse2_range(kill, w, LO, HI) }
+}
+
+/// Share `G` (0..20) of steps `0..P` of the SSE2 filter on `w`, or-ed
+/// into `kill`: kernels spread the filter of one block over the 20 round
+/// groups of the next, `P.div_ceil(20)` steps after each group until the
+/// `P` are done. The kernel's prefix `P` is a parameter so that one
+/// kernel body serves prefixes measured on different cores.
+///
+/// # Safety
+///
+/// The CPU must have SSE2.
+#[inline(always)]
+pub(crate) unsafe fn sse2_share<const P: usize, const G: usize>(
+    kill: __m128i,
+    w: &Expanded,
+) -> __m128i {
+    let per = P.div_ceil(20);
+    // SAFETY: the caller guarantees SSE2.
+    unsafe { sse2_range(kill, w, cap(G * per, P), cap((G + 1) * per, P)) }
+}
+
+/// Steps `lo..hi` of the SSE2 filter; inlined with constant bounds, the
+/// steps outside them fold away.
+///
+/// # Safety
+///
+/// The CPU must have SSE2.
+#[inline(always)]
+unsafe fn sse2_range(mut kill: __m128i, w: &Expanded, lo: usize, hi: usize) -> __m128i {
     let p = w.as_ptr();
     unroll!(N4, |I| {
-        if (LO..HI).contains(&I) {
+        if (lo..hi).contains(&I) {
             let ch = &PLAN4[I];
             // SAFETY: `plan` asserts a + delta + 4 <= 80, the length of
             // `w`; the constant vectors are [u32; 4] fields; the caller
