@@ -48,7 +48,7 @@ pub(crate) fn bswap2(_t: impl Vclmul, x: __m256i) -> __m256i {
 /// `pows[i..i + 2]` and `mids[i..i + 2]` of the key as registers:
 /// H^(POWERS - i) in the low lane, H^(POWERS - i - 1) in the high one.
 #[inline(always)]
-fn power_pair(_t: impl Vclmul, key: &ClmulKey, i: usize) -> (__m256i, __m256i) {
+pub(crate) fn power_pair(_t: impl Vclmul, key: &ClmulKey, i: usize) -> (__m256i, __m256i) {
     let p = &key.pows[i..i + 2];
     let m = &key.mids[i..i + 2];
     // SAFETY: both slices are 32 readable bytes (the indexing above checked
@@ -65,9 +65,9 @@ fn power_pair(_t: impl Vclmul, key: &ClmulKey, i: usize) -> (__m256i, __m256i) {
 /// [`Wide`]).
 #[derive(Clone, Copy)]
 pub(crate) struct Wide2 {
-    lo: __m256i,
-    mid: __m256i,
-    hi: __m256i,
+    pub(crate) lo: __m256i,
+    pub(crate) mid: __m256i,
+    pub(crate) hi: __m256i,
 }
 
 impl Wide2 {
@@ -119,7 +119,7 @@ impl Wide2 {
 
 /// `acc` XORed into the low lane (the first block) of `x`.
 #[inline(always)]
-fn xor_low(_t: impl Vclmul, x: __m256i, acc: __m128i) -> __m256i {
+pub(crate) fn xor_low(_t: impl Vclmul, x: __m256i, acc: __m128i) -> __m256i {
     // SAFETY: the token proves AVX2.
     unsafe { _mm256_xor_si256(x, _mm256_zextsi128_si256(acc)) }
 }

@@ -181,6 +181,14 @@ impl Wide4 {
         }
     }
 
+    /// The three sums, for a caller that pins them in registers (on
+    /// x86-64: 32-bit x86 has too few).
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub(crate) fn regs_mut(&mut self) -> [&mut __m512i; 3] {
+        [&mut self.lo, &mut self.mid, &mut self.hi]
+    }
+
     /// Lane-wise `x * w`.
     #[inline(always)]
     fn mul<const K: bool>(t: impl Vclmul512, x: __m512i, w: Pow4) -> Wide4 {
@@ -310,6 +318,44 @@ pub(crate) fn fold<const K: bool, const N: usize>(
             j += 1;
         }
     }
+    w.reduce::<K>(t)
+}
+
+/// [`fold`] of `n` blocks one register at a time, for a caller that
+/// interleaves it with other work (AES-GCM's rounds): `fold_begin` with
+/// register 0, `fold_next` with registers 1.. in order, `fold_end`.
+#[inline(always)]
+pub(crate) fn fold_begin<const K: bool>(
+    t: impl Vclmul512,
+    key: &ClmulKey,
+    acc: __m128i,
+    x: __m512i,
+    n: usize,
+) -> Wide4 {
+    debug_assert!((1..=POWERS).contains(&n));
+    // SAFETY: the token proves AVX-512F.
+    let x0 = unsafe { _mm512_xor_si512(bswap4(t, x), _mm512_zextsi128_si512(acc)) };
+    Wide4::mul::<K>(t, x0, power4::<K>(t, key, POWERS - n, n))
+}
+
+/// See [`fold_begin`]: register `j` (of `n` blocks).
+#[inline(always)]
+pub(crate) fn fold_next<const K: bool>(
+    t: impl Vclmul512,
+    key: &ClmulKey,
+    w: &mut Wide4,
+    x: __m512i,
+    j: usize,
+    n: usize,
+) {
+    debug_assert!(LANES * j < n);
+    let p = power4::<K>(t, key, POWERS - n + LANES * j, n - LANES * j);
+    w.mul_add::<K>(t, bswap4(t, x), p);
+}
+
+/// See [`fold_begin`]: the reduced sum.
+#[inline(always)]
+pub(crate) fn fold_end<const K: bool>(t: impl Vclmul512, w: Wide4) -> __m128i {
     w.reduce::<K>(t)
 }
 
