@@ -127,12 +127,13 @@ fn pin(b: &mut [__m256i; 8], w: &mut vclm::Wide2) {
     // SAFETY: the instruction string is empty: nothing is read, written or
     // executed; the operands only constrain where values live.
     unsafe {
+        let [lo, mid, hi] = w.regs_mut();
         core::arch::asm!(
             "/* {0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} */",
             inout(ymm_reg) b[0], inout(ymm_reg) b[1], inout(ymm_reg) b[2],
             inout(ymm_reg) b[3], inout(ymm_reg) b[4], inout(ymm_reg) b[5],
             inout(ymm_reg) b[6], inout(ymm_reg) b[7],
-            inout(ymm_reg) w.lo, inout(ymm_reg) w.mid, inout(ymm_reg) w.hi,
+            inout(ymm_reg) *lo, inout(ymm_reg) *mid, inout(ymm_reg) *hi,
             options(pure, nomem, nostack, preserves_flags),
         );
     }
@@ -156,22 +157,18 @@ fn rounds16_ghash16(
     acc: __m128i,
     ct: &[__m256i; 8],
 ) -> __m128i {
-    let first = clm::POWERS - 16;
     // SAFETY: the token proves VAES, VPCLMULQDQ and AVX2.
     unsafe {
         // No closure for a round: it would not inherit the target features.
         for x in b.iter_mut() {
             *x = _mm256_aesenc_epi128(*x, keys[1]);
         }
-        let (p, pm) = vclm::power_pair(t, hk, first);
-        let x0 = vclm::xor_low(t, vclm::bswap2(t, ct[0]), acc);
-        let mut w = vclm::Wide2::mul(t, x0, p, pm);
+        let mut w = vclm::fold_begin(t, hk, acc, ct[0], 8);
         for j in 1..8 {
             for x in b.iter_mut() {
                 *x = _mm256_aesenc_epi128(*x, keys[j + 1]);
             }
-            let (p, pm) = vclm::power_pair(t, hk, first + 2 * j);
-            w.mul_add(t, vclm::bswap2(t, ct[j]), p, pm);
+            vclm::fold_next(t, hk, &mut w, ct[j], j, 8);
             pin(b, &mut w);
         }
         for k in &keys[9..nr] {

@@ -48,7 +48,7 @@ pub(crate) fn bswap2(_t: impl Vclmul, x: __m256i) -> __m256i {
 /// `pows[i..i + 2]` and `mids[i..i + 2]` of the key as registers:
 /// H^(POWERS - i) in the low lane, H^(POWERS - i - 1) in the high one.
 #[inline(always)]
-pub(crate) fn power_pair(_t: impl Vclmul, key: &ClmulKey, i: usize) -> (__m256i, __m256i) {
+fn power_pair(_t: impl Vclmul, key: &ClmulKey, i: usize) -> (__m256i, __m256i) {
     let p = &key.pows[i..i + 2];
     let m = &key.mids[i..i + 2];
     // SAFETY: both slices are 32 readable bytes (the indexing above checked
@@ -65,9 +65,9 @@ pub(crate) fn power_pair(_t: impl Vclmul, key: &ClmulKey, i: usize) -> (__m256i,
 /// [`Wide`]).
 #[derive(Clone, Copy)]
 pub(crate) struct Wide2 {
-    pub(crate) lo: __m256i,
-    pub(crate) mid: __m256i,
-    pub(crate) hi: __m256i,
+    lo: __m256i,
+    mid: __m256i,
+    hi: __m256i,
 }
 
 impl Wide2 {
@@ -100,6 +100,14 @@ impl Wide2 {
         }
     }
 
+    /// The three sums, for a caller that pins them in registers (on
+    /// x86-64: 32-bit x86 has too few).
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub(crate) fn regs_mut(&mut self) -> [&mut __m256i; 3] {
+        [&mut self.lo, &mut self.mid, &mut self.hi]
+    }
+
     /// The sum of the two lanes, as one 128-bit unreduced sum.
     #[inline(always)]
     pub(crate) fn collapse(self, _t: impl Vclmul) -> Wide {
@@ -119,9 +127,39 @@ impl Wide2 {
 
 /// `acc` XORed into the low lane (the first block) of `x`.
 #[inline(always)]
-pub(crate) fn xor_low(_t: impl Vclmul, x: __m256i, acc: __m128i) -> __m256i {
+fn xor_low(_t: impl Vclmul, x: __m256i, acc: __m128i) -> __m256i {
     // SAFETY: the token proves AVX2.
     unsafe { _mm256_xor_si256(x, _mm256_zextsi128_si256(acc)) }
+}
+
+/// [`fold_pairs`] of `2 n` blocks one register at a time, for a caller
+/// that interleaves it with other work (AES-GCM's rounds): `fold_begin`
+/// with register 0, `fold_next` with registers 1.. in order, then
+/// `collapse` and `reduce`.
+#[inline(always)]
+pub(crate) fn fold_begin(
+    t: impl Vclmul,
+    key: &ClmulKey,
+    acc: __m128i,
+    x: __m256i,
+    n: usize,
+) -> Wide2 {
+    let (p, pm) = power_pair(t, key, POWERS - 2 * n);
+    Wide2::mul(t, xor_low(t, bswap2(t, x), acc), p, pm)
+}
+
+/// See [`fold_begin`]: register `i` (of `n`).
+#[inline(always)]
+pub(crate) fn fold_next(
+    t: impl Vclmul,
+    key: &ClmulKey,
+    w: &mut Wide2,
+    x: __m256i,
+    i: usize,
+    n: usize,
+) {
+    let (p, pm) = power_pair(t, key, POWERS - 2 * n + 2 * i);
+    w.mul_add(t, bswap2(t, x), p, pm);
 }
 
 /// Absorbs `N` registers of two blocks each (GCM byte order, block 2i in
@@ -133,13 +171,9 @@ fn fold_pairs<const N: usize>(
     acc: __m128i,
     pairs: &[__m256i; N],
 ) -> __m128i {
-    let first = POWERS - 2 * N;
-    let x0 = xor_low(t, bswap2(t, pairs[0]), acc);
-    let (p, pm) = power_pair(t, key, first);
-    let mut w = Wide2::mul(t, x0, p, pm);
+    let mut w = fold_begin(t, key, acc, pairs[0], N);
     for (i, &x) in pairs.iter().enumerate().skip(1) {
-        let (p, pm) = power_pair(t, key, first + 2 * i);
-        w.mul_add(t, bswap2(t, x), p, pm);
+        fold_next(t, key, &mut w, x, i, N);
     }
     w.collapse(t).reduce(t)
 }

@@ -301,20 +301,18 @@ pub(crate) fn fold<const K: bool, const N: usize>(
 ) -> __m128i {
     debug_assert!(N >= 1 && n >= 1 && n <= LANES * N && n <= POWERS);
     let first = POWERS - n;
-    // SAFETY: the token proves AVX-512F.
-    let x0 = unsafe { _mm512_xor_si512(bswap4(t, blocks[0]), _mm512_zextsi128_si512(acc)) };
-    let mut w = Wide4::mul::<K>(t, x0, power4::<K>(t, key, first, n));
+    let mut w = fold_begin::<K>(t, key, acc, blocks[0], n);
     let mut j = 1;
     while j < N && LANES * j < n {
-        let x = bswap4(t, blocks[j]);
-        let p = power4::<K>(t, key, first + LANES * j, n - LANES * j);
         if j + 1 < N && LANES * (j + 1) < n {
+            let x = bswap4(t, blocks[j]);
+            let p = power4::<K>(t, key, first + LANES * j, n - LANES * j);
             let y = bswap4(t, blocks[j + 1]);
             let q = power4::<K>(t, key, first + LANES * (j + 1), n - LANES * (j + 1));
             w.mul_add2::<K>(t, x, p, y, q);
             j += 2;
         } else {
-            w.mul_add::<K>(t, x, p);
+            fold_next::<K>(t, key, &mut w, blocks[j], j, n);
             j += 1;
         }
     }
