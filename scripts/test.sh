@@ -25,7 +25,7 @@
 #     valgrind can run, each family with leaky twins that must be flagged;
 #     then the static listing of the SIMD kernels (scripts/ct-static.sh):
 #     no branch or address derived from a secret register;
-#  8. the fuzz smoke: every fuzz target 25 s from its seeds in fuzz/seeds
+#  8. the fuzz smoke: every fuzz target 15 s from its seeds in fuzz/seeds
 #     (no sanitizer, debug assertions on); any crash fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -147,7 +147,7 @@ drop target/ct-aes-soft
 
 step "static constant-time check of the SIMD kernels valgrind cannot run"
 scripts/ct-static.sh
-step "fuzz smoke: every target 25 s from fuzz/seeds (scripts/fuzz.sh --smoke)"
-scripts/fuzz.sh --smoke 25
+step "fuzz smoke: every target 15 s from fuzz/seeds (scripts/fuzz.sh --smoke)"
+scripts/fuzz.sh --smoke 15
 
 step "all tests passed"
