@@ -491,10 +491,11 @@ token!(
     Avx2MulToken: avx2 & avx & sse2 & os_ymm
 );
 token!(
-    /// AVX-512 F and BW on 512-bit registers with OS-saved opmask and ZMM
-    /// state: the 16-lane multi-buffer SHA-1 kernel (`vprold`,
-    /// `vpternlogd`, and `vpshufb` on zmm for the byte swap).
-    Avx512Token: avx512f & avx512bw & avx2 & avx & sse2 & os_ymm & os_zmm
+    /// AVX-512 F, BW and VL with OS-saved opmask and ZMM state: the
+    /// 16-lane multi-buffer SHA-1 kernel (`vprold`, `vpternlogd`, and
+    /// `vpshufb` on zmm for the byte swap), and the EVEX form of the
+    /// SHA-NI collision-detection kernel (VL: `vpternlogd` on xmm).
+    Avx512Token: avx512f & avx512bw & avx512vl & avx2 & avx & sse2 & os_ymm & os_zmm
 );
 token!(
     /// SHA extensions with SSSE3 and SSE4.1: the SHA-NI kernel.
