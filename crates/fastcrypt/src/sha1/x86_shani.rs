@@ -868,11 +868,12 @@ unsafe fn compress_dc_avx<const ALU: bool, const P: usize>(
 /// so gained nothing (0.99-1.01x: its round chain, not its ports,
 /// bounds it).
 ///
-/// It must write no ymm or zmm register: with the upper half of any
-/// vector register dirty (ymm16-31 too, which `vzeroupper` leaves
-/// alone), each legacy-SSE `sha1rnds4` waits on a state transition, and
-/// the kernel ran 100 times slower on that Xeon. Hence the SSE2
-/// whole-block filter here, not the AVX2 one.
+/// It must write no ymm or zmm register: the SHA instructions have only
+/// legacy-SSE forms, which pay for dirty upper halves. Built with the
+/// AVX2 whole-block filter, which LLVM gave ymm16 (and `vzeroupper`
+/// leaves ymm16-31 alone), the kernel ran 100 times slower on that
+/// Xeon; a bare `sha1rnds4` chain ran 1.8x slower there after a write to
+/// ymm16. Hence the SSE2 whole-block filter here.
 #[allow(unused_assignments)]
 #[target_feature(enable = "sha,ssse3,sse4.1,avx,avx2,avx512f,avx512vl")]
 unsafe fn compress_dc_evex<const ALU: bool, const P: usize>(
