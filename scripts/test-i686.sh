@@ -53,17 +53,16 @@ check_warnings() {
 FASTCRYPT_REQUIRE_BACKENDS=$(scripts/required-backends.sh x86)
 export FASTCRYPT_REQUIRE_BACKENDS
 echo "test-i686: required backends: ${FASTCRYPT_REQUIRE_BACKENDS:-none}"
-# Release code (profile `i686-ci`, see Cargo.toml), like the speed lab
-# below: std, OpenSSL and the crates are built once for both (a cold build
-# compiles OpenSSL from source).
-i686 test --profile i686-ci -p fastcrypt --lib --test all 2>&1 | tee "$log"
+# Release profile, like the speed lab below: std, OpenSSL and the crates
+# are built once for both (a cold build compiles OpenSSL from source).
+i686 test --release -p fastcrypt --lib --test all 2>&1 | tee "$log"
 check_warnings
 
 if [ "$speed" = 1 ]; then
   # The speed lab builds and runs on i686, peers included: one short pass
   # over every primitive, sizes as in the tables.
-  i686 build --profile i686-ci -p fastcrypt-cli --features vendored-openssl 2>&1 | tee "$log"
+  i686 build --release -p fastcrypt-cli --features vendored-openssl 2>&1 | tee "$log"
   check_warnings
-  "target/i686/$target/i686-ci/fastcrypt" speed --min-time 50ms --samples 5
+  "target/i686/$target/release/fastcrypt" speed --min-time 50ms --samples 5
 fi
 echo "test-i686: passed"
