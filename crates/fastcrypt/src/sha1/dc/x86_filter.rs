@@ -73,9 +73,13 @@ pub(crate) unsafe fn sse2_share<const P: usize, const G: usize>(
     kill: __m128i,
     w: &Expanded,
 ) -> __m128i {
-    let per = P.div_ceil(20);
     // SAFETY: the caller guarantees SSE2.
-    unsafe { sse2_range::<false>(kill, w, cap(G * per, P), cap((G + 1) * per, P)) }
+    unsafe { sse2_range::<false>(kill, w, share_lo(P, G), share_lo(P, G + 1)) }
+}
+
+/// Where share `g` of a `p`-step prefix starts (and share `g - 1` ends).
+const fn share_lo(p: usize, g: usize) -> usize {
+    cap(g * p.div_ceil(20), p)
 }
 
 /// [`sse2_share`] for code compiled with AVX-512VL. There LLVM turns
@@ -94,9 +98,8 @@ pub(crate) unsafe fn sse2_share_vec<const P: usize, const G: usize>(
     kill: __m128i,
     w: &Expanded,
 ) -> __m128i {
-    let per = P.div_ceil(20);
     // SAFETY: the caller guarantees SSE2.
-    unsafe { sse2_range::<true>(kill, w, cap(G * per, P), cap((G + 1) * per, P)) }
+    unsafe { sse2_range::<true>(kill, w, share_lo(P, G), share_lo(P, G + 1)) }
 }
 
 /// Steps `lo..hi` of the SSE2 filter; inlined with constant bounds, the
