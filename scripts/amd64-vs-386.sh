@@ -26,14 +26,15 @@ MIN_TIME=${MIN_TIME:-300ms}
 has_backend=0
 for a in "$@"; do case "$a" in --backend | --backend=*) has_backend=1 ;; esac; done
 [ "$has_backend" = 1 ] || set -- "$@" --backend all
-target=i686-unknown-linux-gnu
 
 cargo build -q --release --locked -p fastcrypt-cli
-RUSTC_BOOTSTRAP=1 RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc CARGO_TARGET_DIR=target/i686 \
-  /usr/bin/cargo build -q -Zbuild-std --target "$target" --locked --release \
-  -p fastcrypt-cli --features vendored-openssl
 amd64=${CARGO_TARGET_DIR:-target}/release/fastcrypt
-i386=${I386_BIN:-target/i686/$target/release/fastcrypt}
+(
+  # shellcheck source=scripts/i686-env.sh
+  . scripts/i686-env.sh
+  i686 build -q --release -p fastcrypt-cli
+)
+i386=${I386_BIN:-target/i686/i686-unknown-linux-gnu/release/fastcrypt}
 
 mkdir -p "$RESULTS"
 : >"$RESULTS/amd64.txt"

@@ -6,12 +6,14 @@
 # listing, scripts/ct-static.sh). Rust itself must already be installed
 # (rustup). On x86-64 Debian it also installs the 32-bit x86 toolchain
 # that scripts/test-i686.sh uses: Debian's rustc-web/cargo-web with their
-# std sources (rust-web-src, for -Zbuild-std) and gcc-multilib.
+# std sources (rust-web-src, for -Zbuild-std), gcc-multilib and the i386
+# OpenSSL (libssl-dev:i386, through multiarch: the i386 architecture is
+# added to dpkg; apt keeps the amd64 and i386 OpenSSL at one version).
 set -euo pipefail
 need=()
 # gcc: the C library's tests compile C programs with `cc`.
 pkgs=(libssl-dev pkg-config valgrind binutils python3 gcc libc6-dev)
-i686_pkgs=(rustc-web cargo-web rust-web-src gcc-multilib)
+i686_pkgs=(rustc-web cargo-web rust-web-src gcc-multilib libssl-dev:i386)
 [ "$(uname -m)" = x86_64 ] && pkgs+=("${i686_pkgs[@]}")
 for pkg in "${pkgs[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
@@ -20,6 +22,9 @@ if [ ${#need[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   export DEBIAN_FRONTEND=noninteractive
+  if [[ " ${need[*]} " == *":i386 "* ]] && ! dpkg --print-foreign-architectures | grep -qx i386; then
+    $sudo dpkg --add-architecture i386
+  fi
   $sudo apt-get update -qq
   # The i686 toolchain is Debian's (bookworm and later); where a release
   # lacks it, install the rest and let scripts/test.sh say the i686 step
