@@ -16,7 +16,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use super::x86::{self, by_rounds, counters, rounds, store_blocks, Keys};
+use super::x86::{self, by_rounds, counters, rounds, Keys};
 use crate::aes::x86_aesni as ni;
 use crate::aes::RoundKeys;
 use crate::cpu::{AesNiToken, GcmToken};
@@ -64,27 +64,28 @@ fn crypt_final<const OPEN: bool, T: GcmToken>(
 ) -> [u8; 16] {
     debug_assert!(rem.len() < 128);
     let nb = rem.len().div_ceil(16);
-    let mut ks = [[0u8; 16]; 9];
     // SAFETY: the token proves SSE2.
     let (j0b, j0x) = (j0, unsafe { _mm_xor_si128(j0, keys[0]) });
-    if nb < 4 {
+    let (ks, e) = if nb < 4 {
         let mut b = counters::<4>(t, y, keys[0], nb as i32);
         b[nb] = j0x;
         rounds(t, keys, nr, &mut b);
-        store_blocks(t, &b, &mut ks);
+        let e = b[nb];
+        let mut ks = [e; 8];
+        ks[..4].copy_from_slice(&b);
+        (ks, e)
     } else if nb < 8 {
         let mut b = counters::<8>(t, y, keys[0], nb as i32);
         b[nb] = j0x;
         rounds(t, keys, nr, &mut b);
-        store_blocks(t, &b, &mut ks);
+        (b, b[nb])
     } else {
         // 113..=127 bytes: 8 counter blocks fill the batch; J0 goes alone.
         let mut b = counters::<8>(t, y, keys[0], nb as i32);
         rounds(t, keys, nr, &mut b);
-        store_blocks(t, &b, &mut ks);
-        store_blocks(t, &[ni::encrypt1(t, keys, nr, j0b)], &mut ks[8..]);
-    }
-    x86::crypt_tail::<OPEN>(t, hk, a, rem, &mut ks, nb, lengths)
+        (b, ni::encrypt1(t, keys, nr, j0b))
+    };
+    x86::crypt_tail::<OPEN>(t, hk, a, rem, &ks, e, lengths)
 }
 
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]

@@ -218,7 +218,8 @@ fn xor_store16(_t: VaesToken, io: &mut [u8], ks: &[__m256i; 8]) -> [__m256i; 8] 
 /// registers (building them in memory and loading 32 bytes over narrower
 /// stores cost a store-forwarding stall, measured at ~10% of a 64-byte
 /// seal). Pair i holds counters y+2i, y+2i+1; the last pair's high lane is
-/// J0 instead, so its encryption, the tag mask, lands in `out[2P - 1]`.
+/// J0 instead, so its encryption, the tag mask, is the high lane of the
+/// last pair.
 #[inline(always)]
 fn tail_pairs<const P: usize>(
     _t: VaesToken,
@@ -226,12 +227,8 @@ fn tail_pairs<const P: usize>(
     nr: usize,
     y: __m128i,
     j0: __m128i,
-    out: &mut [[u8; 16]; 10],
-) {
-    assert!(2 * P <= out.len());
-    let p = out.as_mut_ptr();
-    // SAFETY: `out` holds 10 blocks, at least 2 * P (checked above), so each
-    // 32-byte store is in bounds; unaligned; the token proves VAES and AVX2.
+) -> [__m256i; P] {
+    // SAFETY: the token proves VAES and AVX2.
     unsafe {
         let m = _mm256_set_epi8(
             0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, //
@@ -252,16 +249,20 @@ fn tail_pairs<const P: usize>(
                 *x = _mm256_aesenc_epi128(*x, *k);
             }
         }
-        for (i, x) in b.iter().enumerate() {
-            _mm256_storeu_si256(p.add(2 * i).cast(), _mm256_aesenclast_epi128(*x, wk[nr]));
+        for x in b.iter_mut() {
+            *x = _mm256_aesenclast_epi128(*x, wk[nr]);
         }
+        b
     }
 }
 
-/// The last < 128 bytes of a seal or open and the tag, as in
-/// `x86_aesni_pclmul::crypt_final`, but two blocks per AES instruction: the
-/// counter blocks and J0 go through AES as 1 to 5 pairs, so a 64-byte
-/// message costs 30 VAES instructions, not 80.
+/// The last < 128 bytes of a seal or open and the tag, two blocks per AES
+/// instruction: the counter blocks and J0 go through AES as 1 to 5 pairs
+/// (a 64-byte message costs 30 VAES instructions, not 80), and the
+/// keystream, the ciphertext blocks and the lengths block stay in
+/// registers, hashed with one reduction: `rem` is read and written in
+/// place, whole blocks with one 16-byte access each (a partial last
+/// block through a 16-byte copy).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn crypt_final_wide<const OPEN: bool>(
@@ -277,16 +278,47 @@ fn crypt_final_wide<const OPEN: bool>(
 ) -> [u8; 16] {
     debug_assert!(rem.len() < 128);
     let nb = rem.len().div_ceil(16);
-    let mut ks = [[0u8; 16]; 10];
     match nb / 2 {
-        0 => tail_pairs::<1>(t, wk, nr, y, j0v, &mut ks),
-        1 => tail_pairs::<2>(t, wk, nr, y, j0v, &mut ks),
-        2 => tail_pairs::<3>(t, wk, nr, y, j0v, &mut ks),
-        3 => tail_pairs::<4>(t, wk, nr, y, j0v, &mut ks),
-        _ => tail_pairs::<5>(t, wk, nr, y, j0v, &mut ks),
+        0 => final_pairs::<OPEN, 1>(t, wk, nr, hk, y, a, j0v, lengths, rem),
+        1 => final_pairs::<OPEN, 2>(t, wk, nr, hk, y, a, j0v, lengths, rem),
+        2 => final_pairs::<OPEN, 3>(t, wk, nr, hk, y, a, j0v, lengths, rem),
+        3 => final_pairs::<OPEN, 4>(t, wk, nr, hk, y, a, j0v, lengths, rem),
+        _ => final_pairs::<OPEN, 5>(t, wk, nr, hk, y, a, j0v, lengths, rem),
     }
-    // The last pair's high lane holds E(K, J0).
-    x86::crypt_tail::<OPEN>(t, hk, a, rem, &mut ks, 2 * (nb / 2) + 1, lengths)
+}
+
+/// [`crypt_final_wide`] with `P` pairs of AES blocks, `2 P - 1` of them
+/// keystream (enough for `rem`).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn final_pairs<const OPEN: bool, const P: usize>(
+    t: VaesToken,
+    wk: &[__m256i; 15],
+    nr: usize,
+    hk: &ClmulKey,
+    y: __m128i,
+    a: __m128i,
+    j0v: __m128i,
+    lengths: __m128i,
+    rem: &mut [u8],
+) -> [u8; 16] {
+    assert!(rem.len().div_ceil(16) < 2 * P);
+    let pairs = tail_pairs::<P>(t, wk, nr, y, j0v);
+    // SAFETY: the token proves AVX2.
+    let (ks, e) = unsafe {
+        // Block i's keystream: lane i % 2 of pair i / 2. (No closure: it
+        // would not inherit the caller's target features.)
+        let mut ks = [_mm_setzero_si128(); 8];
+        for (i, k) in ks.iter_mut().enumerate().take(2 * P - 1) {
+            *k = if i % 2 == 0 {
+                _mm256_castsi256_si128(pairs[i / 2])
+            } else {
+                _mm256_extracti128_si256::<1>(pairs[i / 2])
+            };
+        }
+        (ks, _mm256_extracti128_si256::<1>(pairs[P - 1]))
+    };
+    x86::crypt_tail::<OPEN>(t, hk, a, rem, &ks, e, lengths)
 }
 
 #[target_feature(enable = "vaes,vpclmulqdq,avx2,aes,pclmulqdq,ssse3,sse4.1")]
