@@ -539,6 +539,16 @@ token!(
         => AesToken, Clmul, Vclmul, Vclmul512, GcmToken
 );
 
+impl Vaes512Token {
+    /// The 256-bit AES-GCM kernel's token: this one proves every feature
+    /// it stands for (checked at compile time).
+    #[inline]
+    pub(crate) fn ymm(self) -> VaesToken {
+        const _: () = assert!(Vaes512Token::MASK & VaesToken::MASK == VaesToken::MASK);
+        VaesToken { _private: () }
+    }
+}
+
 /// Whether the CPU is an Intel one (CPUID leaf 0 reads `GenuineIntel`),
 /// read once and cached. A tuning hint that picks between equivalent code
 /// paths, never a proof of what may run.

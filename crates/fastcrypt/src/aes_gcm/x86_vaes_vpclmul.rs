@@ -35,11 +35,24 @@ impl x86::Kernel for VaesToken {
         aad: &[u8],
         buf: &mut [u8],
     ) -> [u8; 16] {
-        let c32 = x86::ctr32(j0);
-        // SAFETY: the token proves VAES, VPCLMULQDQ, AVX2 with OS-saved YMM
-        // state, AES-NI, PCLMULQDQ, SSSE3 and SSE4.1.
-        unsafe { crypt_k::<OPEN>(self, &k.rk, &k.hk, j0, c32, aad, buf) }
+        crypt_with::<OPEN>(self, &k.rk, &k.hk, j0, aad, buf)
     }
+}
+
+/// [`x86::Kernel::crypt`] on this kernel with any engine's key material
+/// (the zmm kernel sends its short messages here).
+pub(super) fn crypt_with<const OPEN: bool>(
+    t: VaesToken,
+    rk: &RoundKeys,
+    hk: &ClmulKey,
+    j0: u128,
+    aad: &[u8],
+    buf: &mut [u8],
+) -> [u8; 16] {
+    let c32 = x86::ctr32(j0);
+    // SAFETY: the token proves VAES, VPCLMULQDQ, AVX2 with OS-saved YMM
+    // state, AES-NI, PCLMULQDQ, SSSE3 and SSE4.1.
+    unsafe { crypt_k::<OPEN>(t, rk, hk, j0, c32, aad, buf) }
 }
 
 /// Round keys broadcast to both lanes.
