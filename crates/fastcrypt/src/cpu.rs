@@ -539,6 +539,7 @@ token!(
         => AesToken, Clmul, Vclmul, Vclmul512, GcmToken
 );
 
+#[cfg(fastcrypt_x86)]
 impl Vaes512Token {
     /// The 256-bit AES-GCM kernel's token: this one proves every feature
     /// it stands for (checked at compile time).
