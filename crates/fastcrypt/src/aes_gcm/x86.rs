@@ -123,7 +123,7 @@ static KEEP: [u8; 32] = [
 /// 16-byte copy. (The earlier form XORed a zero-padded copy of the tail
 /// on the stack and hashed it from there with the bulk GHASH: the copies
 /// and the call made the VAES kernel's 16- and 64-byte seal and open
-/// 1.3-1.8x slower, AMD EPYC Zen 5.)
+/// 1.3-1.8x slower, AMD EPYC Zen 4.)
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn crypt_tail<const OPEN: bool>(

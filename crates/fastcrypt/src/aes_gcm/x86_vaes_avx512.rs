@@ -60,7 +60,7 @@ impl x86::Kernel for Vaes512Token {
 /// Messages shorter than this go through the 256-bit kernel, whose whole
 /// pass for them is its tail: up to five pairs of blocks through AES on
 /// ymm and the GHASH of the ciphertext in xmm registers
-/// (`x86::crypt_tail`). Measured on an AMD EPYC Zen 5 (2026-12-04,
+/// (`x86::crypt_tail`). Measured on an AMD EPYC Zen 4 (2026-12-04,
 /// `fastcrypt speed --compare vaes_vpclmul,vaes_avx512`, medians of
 /// paired rounds): this kernel's masked zmm batch took 1.3-1.4x that
 /// time at 16 and 64 bytes, both key sizes, seal and open; from 128
