@@ -87,6 +87,17 @@ trap 'rm -f "$tmp"' EXIT
     speed sha1dc-many --min-time "$MIN_TIME" --compare sha1dc,auto --format markdown --no-header
     echo
   fi
+  if "$bin" speed --list | grep -q '^aes-128-gcm-open '; then
+    echo "## AES-GCM open against seal"
+    echo
+    echo "Old = fastcrypt's default seal (\`seal\`, the open algorithms' reference row), new ="
+    echo "its default open of the same buffer: both are one fused pass (open verifies the tag"
+    echo "and wipes the buffer when it is wrong), so open should cost what seal costs."
+    echo
+    speed aes-128-gcm-open aes-256-gcm-open --min-time "$MIN_TIME" --compare seal,auto \
+      --format markdown --no-header
+    echo
+  fi
   # GHASH backends that need no carry-less multiply, against OpenSSL's
   # table-driven GHASH: OPENSSL_ia32cap masks PCLMULQDQ (CPUID.1:ECX bit 1,
   # bit 33 of the first word), which sends OpenSSL to its 4-bit tables.

@@ -430,6 +430,37 @@ fn ghash_and_aes_gcm_rows() {
     }
 }
 
+/// The open algorithms carry the default seal as their reference row, so
+/// that `--compare seal,auto` pairs open with seal round by round; the
+/// seal algorithms have no such row.
+#[test]
+fn aes_gcm_open_against_seal() {
+    for (algo, family) in [
+        ("aes-128-gcm-open", "AES128GCMOpen"),
+        ("aes-256-gcm-open", "AES256GCMOpen"),
+    ] {
+        let out = speed(&[algo, "--sizes", "64,1K", "--compare", "seal,auto"]);
+        assert!(
+            out.contains(" seal auto (sealing, reference) "),
+            "{algo}: {out}"
+        );
+        assert!(
+            out.contains(&format!(
+                "{algo}: old = seal auto (sealing, reference), new = auto ("
+            )),
+            "{algo}: {out}"
+        );
+        for size in ["64", "1K"] {
+            assert!(
+                out.contains(&format!("Benchmark{family}/Open_{size} ")),
+                "{algo} {size}: {out}"
+            );
+        }
+    }
+    let e = fails(&["speed", "aes-128-gcm", "--backend", "seal"]);
+    assert!(e.contains("unknown backend `seal`"), "{e}");
+}
+
 /// RC4: Go's row names, every backend and peer; OpenSSL's row says why
 /// when its legacy provider cannot load, instead of disappearing.
 #[test]

@@ -12,6 +12,11 @@
 //! back. So each open row computes, once, the tags of the buffer B and of
 //! B xor keystream, and alternates them: every timed open verifies a valid
 //! tag and decrypts, for every implementation alike.
+//!
+//! The open algorithms also have a reference row, `seal`: fastcrypt's
+//! default seal of the same buffer, so that `fastcrypt speed
+//! aes-128-gcm-open --compare seal,auto` gives open's speed against
+//! seal's as medians of paired rounds.
 
 use super::{backend_rows, op, Algorithm, Implementation, Op, RowNames, AEAD_SIZES};
 use crate::backends::backend_table;
@@ -117,6 +122,22 @@ fn implementations<G: FastcryptGcm, const OPEN: bool>() -> Vec<Implementation> {
     let len = G::KEY_LEN;
     let mut v = vec![Implementation::auto(fastcrypt(G::auto()))];
     v.extend(backend_rows(|b| G::with_backend(b).map(fastcrypt)));
+    if OPEN {
+        // Sealing is the reference for opening: both are one fused pass
+        // over the buffer, so `--compare seal,auto` pairs what a failed
+        // tag check must not cost (a second pass) round by round.
+        let g = G::auto();
+        v.push(
+            Implementation::reference_as(
+                "seal",
+                "sealing",
+                op(move |buf| {
+                    black_box(g.seal(buf));
+                }),
+            )
+            .about("fastcrypt's seal (auto) of the same buffer: ratios to it are what opening costs over sealing"),
+        );
+    }
     let (openssl, rustcrypto, ring) = if OPEN {
         (openssl_open(len), rustcrypto_open(len), ring_open(len))
     } else {

@@ -10,8 +10,8 @@
 //! - rows are `auto` (the library's default constructor), then every entry
 //!   of the library's `Backend::ALL` (unavailable ones as n/a, never
 //!   dropped), then, for a variant of a primitive (`sha1dc`, the
-//!   multi-buffer `sha1-many`), the plain primitive's `auto` as the
-//!   reference row, then the peers;
+//!   multi-buffer `sha1-many`, AES-GCM's open), the plain primitive's
+//!   `auto` as the reference row (for open: the seal), then the peers;
 //! - a size is one message's length unless the algorithm says otherwise:
 //!   pbkdf2-sha1's is the derived key's (and `sweeps: false`), and
 //!   `RowNames::Custom` lets a size pick a workload (sha1-many's message
@@ -92,7 +92,8 @@ pub enum Origin {
     /// its gain. `--backend` selects it, by its row name or with `all`.
     /// The text says how the reference differs from the variant, for the
     /// tables: `plain` (no detection), `one stream` (one message at a time
-    /// where the variant hashes many at once).
+    /// where the variant hashes many at once), `sealing` (AES-GCM's seal
+    /// where the variant opens).
     Reference(&'static str),
     /// Another library; the group is what `--peers` names (`openssl`, ...).
     Peer(&'static str),
