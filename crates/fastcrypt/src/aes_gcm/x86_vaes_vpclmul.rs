@@ -272,10 +272,9 @@ fn tail_pairs<const P: usize>(
 /// The last < 128 bytes of a seal or open and the tag, two blocks per AES
 /// instruction: the counter blocks and J0 go through AES as 1 to 5 pairs
 /// (a 64-byte message costs 30 VAES instructions, not 80), and the
-/// keystream, the ciphertext blocks and the lengths block stay in
-/// registers, hashed with one reduction: `rem` is read and written in
-/// place, whole blocks with one 16-byte access each (a partial last
-/// block through a 16-byte copy).
+/// keystream, the ciphertext blocks and the lengths block (and a short
+/// message's AAD, `aad`) stay in registers, hashed with one reduction:
+/// `rem` is read and written in place (see `x86::crypt_tail`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn crypt_final_wide<const OPEN: bool>(
@@ -285,6 +284,7 @@ fn crypt_final_wide<const OPEN: bool>(
     hk: &ClmulKey,
     y: __m128i,
     a: __m128i,
+    aad: &[u8],
     j0v: __m128i,
     lengths: __m128i,
     rem: &mut [u8],
@@ -292,11 +292,11 @@ fn crypt_final_wide<const OPEN: bool>(
     debug_assert!(rem.len() < 128);
     let nb = rem.len().div_ceil(16);
     match nb / 2 {
-        0 => final_pairs::<OPEN, 1>(t, wk, nr, hk, y, a, j0v, lengths, rem),
-        1 => final_pairs::<OPEN, 2>(t, wk, nr, hk, y, a, j0v, lengths, rem),
-        2 => final_pairs::<OPEN, 3>(t, wk, nr, hk, y, a, j0v, lengths, rem),
-        3 => final_pairs::<OPEN, 4>(t, wk, nr, hk, y, a, j0v, lengths, rem),
-        _ => final_pairs::<OPEN, 5>(t, wk, nr, hk, y, a, j0v, lengths, rem),
+        0 => final_pairs::<OPEN, 1>(t, wk, nr, hk, y, a, aad, j0v, lengths, rem),
+        1 => final_pairs::<OPEN, 2>(t, wk, nr, hk, y, a, aad, j0v, lengths, rem),
+        2 => final_pairs::<OPEN, 3>(t, wk, nr, hk, y, a, aad, j0v, lengths, rem),
+        3 => final_pairs::<OPEN, 4>(t, wk, nr, hk, y, a, aad, j0v, lengths, rem),
+        _ => final_pairs::<OPEN, 5>(t, wk, nr, hk, y, a, aad, j0v, lengths, rem),
     }
 }
 
@@ -311,6 +311,7 @@ fn final_pairs<const OPEN: bool, const P: usize>(
     hk: &ClmulKey,
     y: __m128i,
     a: __m128i,
+    aad: &[u8],
     j0v: __m128i,
     lengths: __m128i,
     rem: &mut [u8],
@@ -331,7 +332,7 @@ fn final_pairs<const OPEN: bool, const P: usize>(
         }
         (ks, _mm256_extracti128_si256::<1>(pairs[P - 1]))
     };
-    x86::crypt_tail::<OPEN>(t, hk, a, rem, &ks, e, lengths)
+    x86::crypt_tail::<OPEN>(t, hk, a, aad, rem, &ks, e, lengths)
 }
 
 #[target_feature(enable = "vaes,vpclmulqdq,avx2,aes,pclmulqdq,ssse3,sse4.1")]
@@ -352,9 +353,18 @@ unsafe fn crypt_k<const OPEN: bool>(
     let keys = ni::load_keys(t, rk);
     let wk = wide_keys(t, &keys);
     let nr = rk.rounds;
-    let mut acc = 0u128;
-    x86::ghash_padded(t, hk, &mut acc, aad);
-    let mut a = clm::load_acc(t, &acc);
+    // A short message's AAD is hashed in the tail's batch.
+    let tail_aad = if x86::aad_in_tail(aad, buf.len()) {
+        aad
+    } else {
+        &[]
+    };
+    let mut a = x86::ghash_padded(
+        t,
+        hk,
+        _mm_setzero_si128(),
+        &aad[..aad.len() - tail_aad.len()],
+    );
     let j0 = x86::j0_vec(t, j0);
     let mut y = x86::ctr_from(t, j0);
     y = _mm_add_epi32(y, _mm_set_epi32(0, 0, 0, 1));
@@ -381,5 +391,5 @@ unsafe fn crypt_k<const OPEN: bool>(
     }
     let rem =
         x86::crypt_chunks8::<OPEN, _>(t, &keys, nr, hk, &mut y, &mut a, chunks.into_remainder());
-    crypt_final_wide::<OPEN>(t, &wk, nr, hk, y, a, j0, lengths, rem)
+    crypt_final_wide::<OPEN>(t, &wk, nr, hk, y, a, tail_aad, j0, lengths, rem)
 }
