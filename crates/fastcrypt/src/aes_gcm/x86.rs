@@ -120,11 +120,24 @@ static KEEP: [u8; 32] = [
 /// rest.
 pub(super) const TAIL_AAD: usize = 256;
 
-/// Whether [`crypt_tail`] takes the AAD of a message of `len` bytes
-/// (instead of the accumulator having absorbed it first).
+/// The start of every x86 pass over a message of `len` bytes: the GHASH
+/// accumulator register after the AAD, and the AAD left for
+/// [`crypt_tail`]'s batch (all of it for a short message with short AAD,
+/// else none).
 #[inline(always)]
-pub(super) fn aad_in_tail(aad: &[u8], len: usize) -> bool {
-    len < 128 && aad.len() <= TAIL_AAD
+pub(super) fn start_aad<'a, T: Kernel>(
+    t: T,
+    hk: &ClmulKey,
+    aad: &'a [u8],
+    len: usize,
+) -> (__m128i, &'a [u8]) {
+    // SAFETY: the token proves SSE2.
+    let zero = unsafe { _mm_setzero_si128() };
+    if len < 128 && aad.len() <= TAIL_AAD {
+        (zero, aad)
+    } else {
+        (ghash_padded(t, hk, zero, aad), &[])
+    }
 }
 
 /// The end of every x86 pass: XORs the keystream `ks` (block `i` for
@@ -322,7 +335,7 @@ unsafe fn ghash_padded_k<T: Kernel>(t: T, hk: &ClmulKey, acc: &mut u128, data: &
 /// block. Always inlined: its intrinsics need the caller's target
 /// features (a kernel's, or `ghash_padded_k`'s).
 #[inline(always)]
-pub(super) fn ghash_padded<T: Kernel>(t: T, hk: &ClmulKey, a: __m128i, data: &[u8]) -> __m128i {
+fn ghash_padded<T: Kernel>(t: T, hk: &ClmulKey, a: __m128i, data: &[u8]) -> __m128i {
     if data.is_empty() {
         return a;
     }

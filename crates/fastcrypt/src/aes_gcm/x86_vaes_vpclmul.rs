@@ -354,17 +354,7 @@ unsafe fn crypt_k<const OPEN: bool>(
     let wk = wide_keys(t, &keys);
     let nr = rk.rounds;
     // A short message's AAD is hashed in the tail's batch.
-    let tail_aad = if x86::aad_in_tail(aad, buf.len()) {
-        aad
-    } else {
-        &[]
-    };
-    let mut a = x86::ghash_padded(
-        t,
-        hk,
-        _mm_setzero_si128(),
-        &aad[..aad.len() - tail_aad.len()],
-    );
+    let (mut a, tail_aad) = x86::start_aad(t, hk, aad, buf.len());
     let j0 = x86::j0_vec(t, j0);
     let mut y = x86::ctr_from(t, j0);
     y = _mm_add_epi32(y, _mm_set_epi32(0, 0, 0, 1));
