@@ -461,6 +461,86 @@ fn aes_gcm_open_against_seal() {
     assert!(e.contains("unknown backend `seal`"), "{e}");
 }
 
+/// `--aad N`: every AEAD operation authenticates N bytes of associated
+/// data, which the row names, the header and the machine-readable formats
+/// say; other algorithms refuse it.
+#[test]
+fn aes_gcm_with_associated_data() {
+    let out = speed(&[
+        "aes-128-gcm,aes-256-gcm-open",
+        "--aad",
+        "13",
+        "--sizes",
+        "16,1350",
+        "--peers",
+        "ring,openssl,rustcrypto",
+    ]);
+    for row in [
+        "Seal_16_AD13",
+        "Seal_1350_AD13",
+        "Open_16_AD13",
+        "Open_1350_AD13",
+    ] {
+        for imp in ["auto", "ring", "openssl", "rustcrypto"] {
+            assert!(
+                out.lines()
+                    .any(|l| l.starts_with(row) && l.split_whitespace().nth(1) == Some(imp)),
+                "no {row} {imp} in\n{out}"
+            );
+        }
+    }
+    assert!(
+        out.contains("aad:       13 bytes of associated data per operation (aes-128-gcm, aes-256-gcm-open), not counted"),
+        "{out}"
+    );
+    let json = speed(&[
+        "aes-256-gcm,sha1",
+        "--aad",
+        "5",
+        "--sizes",
+        "64",
+        "--backend",
+        "auto",
+        "--peers",
+        "none",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["aad_bytes"], 5);
+    let results = v["results"].as_array().unwrap();
+    let gcm = results
+        .iter()
+        .find(|r| r["algorithm"] == "aes-256-gcm")
+        .unwrap();
+    assert_eq!(gcm["benchmark"], "Seal_64_AD5");
+    assert_eq!(gcm["aad_bytes"], 5);
+    assert_eq!(gcm["bytes_per_op"], 64, "the AAD is not counted");
+    let sha1 = results.iter().find(|r| r["algorithm"] == "sha1").unwrap();
+    assert_eq!(sha1["benchmark"], "Hash64Bytes");
+    assert!(sha1.get("aad_bytes").is_none(), "{sha1}");
+    // Without --aad the names stay as they were.
+    let go = speed(&[
+        "aes-128-gcm",
+        "--sizes",
+        "16",
+        "--backend",
+        "auto",
+        "--peers",
+        "none",
+        "--format",
+        "go",
+    ]);
+    assert!(go.contains("BenchmarkAES128GCM/Seal_16/auto "), "{go}");
+    let e = fails(&["speed", "sha1", "--aad", "13"]);
+    assert!(
+        e.contains("--aad applies to aes-128-gcm, aes-256-gcm"),
+        "{e}"
+    );
+    let e = fails(&["speed", "aes-128-gcm", "--aad", "2M"]);
+    assert!(e.contains("invalid --aad `2M`"), "{e}");
+}
+
 /// RC4: Go's row names, every backend and peer; OpenSSL's row says why
 /// when its legacy provider cannot load, instead of disappearing.
 #[test]
@@ -1106,12 +1186,16 @@ fn sha1_many_throughput_counts_the_whole_set() {
     ]);
     let mut lines = out.lines();
     assert!(
-        lines.next().unwrap().ends_with(",note,bytes_per_op"),
+        lines
+            .next()
+            .unwrap()
+            .ends_with(",note,bytes_per_op,aad_bytes"),
         "{out}"
     );
     let row = lines.next().unwrap();
     assert!(row.starts_with("sha1-many,64,Many64x64,auto,"), "{row}");
-    assert!(row.ends_with(",4096"), "{row}");
+    // No AAD column value: sha1-many takes none.
+    assert!(row.ends_with(",4096,"), "{row}");
 }
 
 /// sha1dc-many: detection on every backend, one-stream detection as the

@@ -1,7 +1,7 @@
 //! What every report says about the run: the machine, the toolchain, the
 //! date, what `auto` picks, and how the samples were taken.
 
-use super::algos::Algorithm;
+use super::algos::{Algorithm, Params};
 use super::clock::CoreClock;
 use super::engine::Plan;
 use crate::machine;
@@ -18,6 +18,11 @@ pub struct Header {
     /// `(algorithm, backend auto picks)`.
     pub auto: Vec<(&'static str, &'static str)>,
     pub plan: Plan,
+    /// What the options set besides sizes (`--aad`).
+    pub params: Params,
+    /// `--aad`'s line: the bytes and the algorithms they apply to, when
+    /// some selected AEAD authenticates associated data.
+    pub aad: Option<String>,
     /// The clock cycles/B is computed with, and where it came from.
     pub clock: CoreClock,
     /// `OPENSSL_ia32cap`, when set (it changes which path OpenSSL takes).
@@ -28,7 +33,25 @@ pub struct Header {
 }
 
 impl Header {
-    pub fn new(algos: &[&Algorithm], plan: Plan, clock: CoreClock, full: bool) -> Header {
+    pub fn new(
+        algos: &[&Algorithm],
+        plan: Plan,
+        clock: CoreClock,
+        params: Params,
+        full: bool,
+    ) -> Header {
+        let takers: Vec<&str> = algos
+            .iter()
+            .filter(|a| a.takes_aad)
+            .map(|a| a.name)
+            .collect();
+        let aad = (params.aad > 0 && !takers.is_empty()).then(|| {
+            format!(
+                "{} bytes of associated data per operation ({}), not counted in MB/s or cycles/B",
+                params.aad,
+                takers.join(", ")
+            )
+        });
         Header {
             cpu: machine::cpu_model(),
             features: machine::present_features(),
@@ -40,6 +63,8 @@ impl Header {
                 .map(|a| (a.name, (a.backends)().fastest))
                 .collect(),
             plan,
+            params,
+            aad,
             clock,
             ia32cap: std::env::var("OPENSSL_ia32cap").ok(),
             command: command_line(),

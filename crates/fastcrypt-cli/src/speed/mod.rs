@@ -18,7 +18,7 @@ mod options;
 mod report;
 mod select;
 
-use algos::{Algorithm, Origin};
+use algos::{Algorithm, Origin, Params};
 use clap::Args;
 use engine::{Cell, Plan};
 use header::Header;
@@ -132,6 +132,13 @@ pub struct SpeedArgs {
     #[arg(long, value_name = "GHZ|off", value_parser = options::cpu_ghz)]
     cpu_ghz: Option<CpuGhz>,
 
+    /// Bytes of associated data that every AEAD operation (aes-*-gcm,
+    /// aes-*-gcm-open) authenticates besides the message, e.g. 13 for a
+    /// TLS 1.2 record, 5 for TLS 1.3 (default: none). Not counted in MB/s;
+    /// row names get `_AD<BYTES>` (`Seal_16_AD13`).
+    #[arg(long, value_name = "BYTES", value_parser = options::aad)]
+    aad: Option<usize>,
+
     /// List the algorithms and their implementations, then exit.
     #[arg(long)]
     list: bool,
@@ -143,6 +150,13 @@ pub struct SpeedArgs {
 }
 
 impl SpeedArgs {
+    /// What the options set for every operation besides its size.
+    fn params(&self) -> Params {
+        Params {
+            aad: self.aad.unwrap_or(0),
+        }
+    }
+
     fn plan(&self) -> Plan {
         let min_time = match self.min_time {
             Some(t) => t,
@@ -234,7 +248,8 @@ pub fn run(args: SpeedArgs) -> Result<(), String> {
     }
     // Measured here, just before the cells, after the options are checked.
     let clock = clock::CoreClock::new(args.cpu_ghz);
-    let header = Header::new(&algos, plan, clock, !args.no_header);
+    let params = args.params();
+    let header = Header::new(&algos, plan, clock, params, !args.no_header);
     let pairs = args
         .compare
         .as_ref()
@@ -296,7 +311,7 @@ fn list() -> String {
     };
     let mut out = String::new();
     for a in algos::ALL {
-        let imps = (a.implementations)();
+        let imps = (a.implementations)(&Params::default());
         // Columns as wide as this algorithm's longest name and kind.
         let width = imps.iter().map(|i| i.name.len()).fold(14, usize::max);
         let kind_width = imps
@@ -305,14 +320,15 @@ fn list() -> String {
             .fold(22, usize::max);
         let backends = (a.backends)();
         out.push_str(&format!(
-            "{} (default sizes {}; auto picks {})\n",
+            "{} (default sizes {}; auto picks {}{})\n",
             a.name,
             a.default_sizes
                 .iter()
                 .map(|s| options::size_text(*s))
                 .collect::<Vec<_>>()
                 .join(","),
-            backends.fastest
+            backends.fastest,
+            if a.takes_aad { "; takes --aad" } else { "" }
         ));
         if let Some(about) = a.rows.about() {
             for line in about.lines() {

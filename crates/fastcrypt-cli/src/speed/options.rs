@@ -170,6 +170,23 @@ fn size(s: &str) -> Result<usize, String> {
         })
 }
 
+/// The most associated data `--aad` takes: far beyond any record or
+/// packet header, small enough to stay out of the measured buffer's way.
+pub const MAX_AAD: usize = 1 << 20;
+
+/// `--aad`: bytes of associated data, with the size suffixes of `--sizes`.
+pub fn aad(s: &str) -> Result<usize, String> {
+    size(s)
+        .ok()
+        .filter(|n| *n <= MAX_AAD)
+        .ok_or_else(|| {
+            format!(
+                "invalid --aad `{}`: expected bytes of associated data, e.g. 13 (a TLS 1.2 record) or 5 (TLS 1.3), at most 1M",
+                s.trim()
+            )
+        })
+}
+
 /// `1K` for 1024, `8` for 8: how sizes are written back.
 pub fn size_text(n: usize) -> String {
     if n >= 1 << 20 && n.is_multiple_of(1 << 20) {

@@ -1,7 +1,7 @@
 //! Which cells (algorithm x size x implementation) a run measures, from
 //! the options.
 
-use super::algos::{self, Algorithm, Origin};
+use super::algos::{self, Algorithm, Origin, Params};
 use super::engine::{self, Cell};
 use super::options::{split_list, sweep_sizes, Pair, Selection};
 use super::SpeedArgs;
@@ -38,7 +38,7 @@ fn check_backends(names: &Selection, algos: &[&'static Algorithm]) -> Result<(),
     let mut valid = vec!["auto", "all"];
     for a in algos {
         let backends = (a.backends)().rows.into_iter().map(|b| b.name);
-        let references = (a.implementations)()
+        let references = (a.implementations)(&Params::default())
             .into_iter()
             .filter(|i| matches!(i.origin, Origin::Reference(_)))
             .map(|i| i.name);
@@ -61,6 +61,18 @@ fn check_backends(names: &Selection, algos: &[&'static Algorithm]) -> Result<(),
 pub fn cells(args: &SpeedArgs, algos: &[&'static Algorithm]) -> Result<Vec<Cell>, String> {
     if let Some(b) = &args.backend {
         check_backends(b, algos)?;
+    }
+    let params = args.params();
+    if args.aad.is_some() && !algos.iter().any(|a| a.takes_aad) {
+        let takers: Vec<&str> = algos::ALL
+            .iter()
+            .filter(|a| a.takes_aad)
+            .map(|a| a.name)
+            .collect();
+        return Err(format!(
+            "--aad applies to {} only, and none of them is selected",
+            takers.join(", ")
+        ));
     }
     let compare = args.compare.as_ref();
     let sizes = if args.sweep {
@@ -90,14 +102,17 @@ pub fn cells(args: &SpeedArgs, algos: &[&'static Algorithm]) -> Result<Vec<Cell>
         }
         if let (true, Some(p)) = (compare_only, compare) {
             // Nothing to pair in an algorithm that lacks A or B.
-            let names: Vec<&str> = (algo.implementations)().iter().map(|i| i.name).collect();
+            let names: Vec<&str> = (algo.implementations)(&params)
+                .iter()
+                .map(|i| i.name)
+                .collect();
             if !names.contains(&p.old.as_str()) || !names.contains(&p.new.as_str()) {
                 continue;
             }
         }
         let sizes = sizes.clone().unwrap_or_else(|| algo.default_sizes.to_vec());
         for &size in &sizes {
-            for imp in (algo.implementations)() {
+            for imp in (algo.implementations)(&params) {
                 let chosen = match &imp.origin {
                     Origin::Auto | Origin::Backend | Origin::Reference(_) => backends.has(imp.name),
                     Origin::Peer(group) => peers.has(group),
@@ -164,7 +179,7 @@ fn check_compare(pair: &Pair, algos: &[&Algorithm], cells: &[Cell]) -> Result<()
     }
     let mut valid: Vec<&str> = Vec::new();
     for algo in algos {
-        for i in (algo.implementations)() {
+        for i in (algo.implementations)(&Params::default()) {
             if !valid.contains(&i.name) {
                 valid.push(i.name);
             }

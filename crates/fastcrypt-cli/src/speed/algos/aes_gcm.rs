@@ -2,9 +2,10 @@
 //! opening (`aes-128-gcm-open`, rows `Open_*`): every fastcrypt backend,
 //! OpenSSL (EVP), RustCrypto `aes-gcm` and ring. The key is set up once per
 //! implementation; one operation seals the buffer in place with a 12-byte
-//! nonce, no associated data, and produces the 16-byte tag, or opens it:
-//! checks a real tag and decrypts. (A fixed nonce is fine for timing and
-//! nothing else.)
+//! nonce and produces the 16-byte tag, or opens it: checks a real tag and
+//! decrypts. (A fixed nonce is fine for timing and nothing else.) There is
+//! no associated data unless `--aad N` asks for N bytes of it, which every
+//! operation then authenticates (a TLS 1.2 record has 13, TLS 1.3 5).
 //!
 //! Opening in place turns the buffer into plaintext, which no longer
 //! matches the tag. But CTR with one nonce is an involution: opening the
@@ -18,7 +19,7 @@
 //! aes-128-gcm-open --compare seal,auto` gives open's speed against
 //! seal's as medians of paired rounds.
 
-use super::{backend_rows, op, Algorithm, Implementation, Op, RowNames, AEAD_SIZES};
+use super::{backend_rows, op, Algorithm, Implementation, Op, Params, RowNames, AEAD_SIZES};
 use crate::backends::backend_table;
 use fastcrypt::aes_gcm::{Aes128Gcm, Aes256Gcm, Backend};
 use std::hint::black_box;
@@ -54,7 +55,7 @@ const fn registration(
     name: &'static str,
     go_family: &'static str,
     row_prefix: &'static str,
-    implementations: fn() -> Vec<Implementation>,
+    implementations: fn(&Params) -> Vec<Implementation>,
 ) -> Algorithm {
     Algorithm {
         name,
@@ -62,6 +63,7 @@ const fn registration(
         default_sizes: AEAD_SIZES,
         rows: RowNames::Prefixed(row_prefix),
         sweeps: true,
+        takes_aad: true,
         backends: backend_table::<Backend>,
         implementations,
     }
@@ -71,6 +73,17 @@ const NONCE: [u8; 12] = [0x5a; 12];
 /// Any fixed key does; its first 16 or 32 bytes are the key.
 const KEY: [u8; 32] = [0x42; 32];
 
+/// One implementation's seal of a buffer in place, returning the tag,
+/// with the run's associated data.
+type Seal = Box<dyn FnMut(&mut [u8]) -> [u8; 16]>;
+/// One implementation's open of a buffer in place with a tag: whether the
+/// tag was accepted.
+type Open = Box<dyn FnMut(&mut [u8], &[u8; 16]) -> bool>;
+
+/// The associated data every operation of a run authenticates, shared by
+/// the closures of all rows.
+type Aad = Rc<[u8]>;
+
 /// fastcrypt's two AES-GCM types behind one interface, so that one generic
 /// row builder serves both key lengths with static calls in the measured
 /// loop.
@@ -78,8 +91,8 @@ trait FastcryptGcm: Sized + 'static {
     const KEY_LEN: usize;
     fn auto() -> Self;
     fn with_backend(b: Backend) -> Option<Self>;
-    fn seal(&self, buf: &mut [u8]) -> Option<fastcrypt::aes_gcm::Tag>;
-    fn open(&self, buf: &mut [u8], tag: &[u8; 16]) -> bool;
+    fn seal(&self, aad: &[u8], buf: &mut [u8]) -> Option<fastcrypt::aes_gcm::Tag>;
+    fn open(&self, aad: &[u8], buf: &mut [u8], tag: &[u8; 16]) -> bool;
 }
 
 macro_rules! fastcrypt_gcm {
@@ -92,11 +105,11 @@ macro_rules! fastcrypt_gcm {
             fn with_backend(b: Backend) -> Option<Self> {
                 <$ty>::with_backend(b, &[0x42; $len]).ok()
             }
-            fn seal(&self, buf: &mut [u8]) -> Option<fastcrypt::aes_gcm::Tag> {
-                self.seal_in_place_detached(&NONCE, &[], buf).ok()
+            fn seal(&self, aad: &[u8], buf: &mut [u8]) -> Option<fastcrypt::aes_gcm::Tag> {
+                self.seal_in_place_detached(&NONCE, aad, buf).ok()
             }
-            fn open(&self, buf: &mut [u8], tag: &[u8; 16]) -> bool {
-                self.open_in_place_detached(&NONCE, &[], buf, tag).is_ok()
+            fn open(&self, aad: &[u8], buf: &mut [u8], tag: &[u8; 16]) -> bool {
+                self.open_in_place_detached(&NONCE, aad, buf, tag).is_ok()
             }
         }
     };
@@ -104,61 +117,72 @@ macro_rules! fastcrypt_gcm {
 fastcrypt_gcm!(Aes128Gcm, 16);
 fastcrypt_gcm!(Aes256Gcm, 32);
 
-fn implementations<G: FastcryptGcm, const OPEN: bool>() -> Vec<Implementation> {
-    let fastcrypt = |g: G| -> Box<dyn Op> {
-        if OPEN {
-            let g = Rc::new(g);
-            let g2 = g.clone();
-            open_op(
-                move |b| tag16(g.seal(b).expect("seal")),
-                move |b, t| g2.open(b, t),
-            )
-        } else {
-            op(move |buf| {
-                black_box(g.seal(buf));
-            })
-        }
-    };
+/// Seal and open with one fastcrypt AES-GCM object.
+fn fastcrypt_pair<G: FastcryptGcm>(g: G, aad: &Aad) -> (Seal, Open) {
+    let g = Rc::new(g);
+    let (g2, aad2, aad) = (g.clone(), aad.clone(), aad.clone());
+    (
+        Box::new(move |b| tag16(g.seal(&aad, b).expect("seal"))),
+        Box::new(move |b, t| g2.open(&aad2, b, t)),
+    )
+}
+
+/// The row of an implementation: its seal, or for the open algorithms
+/// its open (see [`open_op`]).
+fn row<const OPEN: bool>((mut seal, open): (Seal, Open)) -> Box<dyn Op> {
+    if OPEN {
+        open_op(seal, open)
+    } else {
+        op(move |buf| {
+            black_box(seal(buf));
+        })
+    }
+}
+
+fn implementations<G: FastcryptGcm, const OPEN: bool>(params: &Params) -> Vec<Implementation> {
+    let aad: Aad = params.aad_bytes().into();
     let len = G::KEY_LEN;
-    let mut v = vec![Implementation::auto(fastcrypt(G::auto()))];
-    v.extend(backend_rows(|b| G::with_backend(b).map(fastcrypt)));
+    let mut v = vec![Implementation::auto(row::<OPEN>(fastcrypt_pair(
+        G::auto(),
+        &aad,
+    )))];
+    v.extend(backend_rows(|b| {
+        G::with_backend(b).map(|g| row::<OPEN>(fastcrypt_pair(g, &aad)))
+    }));
     if OPEN {
         // Sealing is the reference for opening: both are one fused pass
         // over the buffer, so `--compare seal,auto` pairs what a failed
         // tag check must not cost (a second pass) round by round.
-        let g = G::auto();
         v.push(
             Implementation::reference_as(
                 "seal",
                 "sealing",
-                op(move |buf| {
-                    black_box(g.seal(buf));
-                }),
+                row::<false>(fastcrypt_pair(G::auto(), &aad)),
             )
             .about("fastcrypt's seal (auto) of the same buffer: ratios to it are what opening costs over sealing"),
         );
     }
-    let (openssl, rustcrypto, ring) = if OPEN {
-        (openssl_open(len), rustcrypto_open(len), ring_open(len))
-    } else {
-        (openssl_seal(len), rustcrypto_seal(len), ring_seal(len))
-    };
-    v.push(Implementation::peer("openssl", "openssl", openssl));
+    v.push(Implementation::peer(
+        "openssl",
+        "openssl",
+        openssl_pair(len, &aad).map(row::<OPEN>),
+    ));
     v.push(Implementation::peer(
         "rustcrypto",
         "rustcrypto",
-        Ok(rustcrypto),
+        Ok(row::<OPEN>(rustcrypto_pair(len, &aad))),
     ));
-    v.push(Implementation::peer("ring", "ring", ring));
+    v.push(Implementation::peer(
+        "ring",
+        "ring",
+        ring_pair(len, &aad).map(row::<OPEN>),
+    ));
     v
 }
 
 /// An open row from a `seal` and an `open` of one implementation (see the
 /// module docs for the alternating tags).
-fn open_op(
-    mut seal: impl FnMut(&mut [u8]) -> [u8; 16] + 'static,
-    mut open: impl FnMut(&mut [u8], &[u8; 16]) -> bool + 'static,
-) -> Box<dyn Op> {
+fn open_op(mut seal: Seal, mut open: Open) -> Box<dyn Op> {
     // (tag over the buffer as it is now, tag over it after one open)
     let mut tags: Option<([u8; 16], [u8; 16])> = None;
     op(move |buf| {
@@ -190,68 +214,50 @@ fn openssl_cipher(len: usize) -> &'static openssl::cipher::CipherRef {
     }
 }
 
-fn ring_key(len: usize) -> Result<ring::aead::LessSafeKey, String> {
-    use ring::aead::{LessSafeKey, UnboundKey, AES_128_GCM, AES_256_GCM};
-    let alg = if len == 16 {
-        &AES_128_GCM
-    } else {
-        &AES_256_GCM
-    };
-    let key = UnboundKey::new(alg, &KEY[..len]).map_err(|_| "ring: key rejected".to_string())?;
-    Ok(LessSafeKey::new(key))
-}
-
-/// EVP decryption with the key schedule kept, the tag set before final.
-fn openssl_open(len: usize) -> Result<Box<dyn Op>, String> {
+/// EVP contexts with the key schedule kept and a new IV per message, the
+/// associated data passed as an update without output, in place; for
+/// open, the tag set before final.
+fn openssl_pair(len: usize, aad: &Aad) -> Result<(Seal, Open), String> {
     use openssl::cipher_ctx::CipherCtx;
-    use std::cell::RefCell;
     let why = |e: openssl::error::ErrorStack| format!("AES-GCM: {e}");
+    let mut enc = CipherCtx::new().map_err(why)?;
+    enc.encrypt_init(Some(openssl_cipher(len)), Some(&KEY[..len]), Some(&NONCE))
+        .map_err(why)?;
     let mut dec = CipherCtx::new().map_err(why)?;
     dec.decrypt_init(Some(openssl_cipher(len)), Some(&KEY[..len]), Some(&NONCE))
         .map_err(why)?;
-    let enc = Rc::new(RefCell::new(openssl_ctx(len)?));
-    Ok(open_op(
-        move |buf| openssl_seal_tag(&mut enc.borrow_mut(), buf),
-        move |buf, tag| {
+    let (aad, aad2) = (aad.clone(), aad.clone());
+    Ok((
+        Box::new(move |buf| {
+            enc.encrypt_init(None, None, Some(&NONCE))
+                .expect("EVP_EncryptInit_ex");
+            if !aad.is_empty() {
+                enc.cipher_update(&aad, None)
+                    .expect("EVP_EncryptUpdate (AAD)");
+            }
+            let n = buf.len();
+            enc.cipher_update_inplace(buf, n)
+                .expect("EVP_EncryptUpdate");
+            enc.cipher_final(&mut [0u8; 16])
+                .expect("EVP_EncryptFinal_ex");
+            let mut tag = [0u8; 16];
+            enc.tag(&mut tag).expect("EVP_CTRL_GCM_GET_TAG");
+            tag
+        }),
+        Box::new(move |buf, tag| {
             dec.decrypt_init(None, None, Some(&NONCE))
                 .expect("EVP_DecryptInit_ex");
+            if !aad2.is_empty() {
+                dec.cipher_update(&aad2, None)
+                    .expect("EVP_DecryptUpdate (AAD)");
+            }
             let n = buf.len();
             dec.cipher_update_inplace(buf, n)
                 .expect("EVP_DecryptUpdate");
             dec.set_tag(tag).expect("EVP_CTRL_GCM_SET_TAG");
             dec.cipher_final(&mut [0u8; 16]).is_ok()
-        },
+        }),
     ))
-}
-
-/// EVP with the key schedule kept and a new IV per message, sealing in place.
-fn openssl_seal(len: usize) -> Result<Box<dyn Op>, String> {
-    let mut ctx = openssl_ctx(len)?;
-    Ok(op(move |buf| {
-        black_box(openssl_seal_tag(&mut ctx, buf));
-    }))
-}
-
-/// An EVP encryption context with the key schedule set up.
-fn openssl_ctx(len: usize) -> Result<openssl::cipher_ctx::CipherCtx, String> {
-    let why = |e: openssl::error::ErrorStack| format!("AES-GCM: {e}");
-    let mut ctx = openssl::cipher_ctx::CipherCtx::new().map_err(why)?;
-    ctx.encrypt_init(Some(openssl_cipher(len)), Some(&KEY[..len]), Some(&NONCE))
-        .map_err(why)?;
-    Ok(ctx)
-}
-
-fn openssl_seal_tag(ctx: &mut openssl::cipher_ctx::CipherCtx, buf: &mut [u8]) -> [u8; 16] {
-    ctx.encrypt_init(None, None, Some(&NONCE))
-        .expect("EVP_EncryptInit_ex");
-    let n = buf.len();
-    ctx.cipher_update_inplace(buf, n)
-        .expect("EVP_EncryptUpdate");
-    ctx.cipher_final(&mut [0u8; 16])
-        .expect("EVP_EncryptFinal_ex");
-    let mut tag = [0u8; 16];
-    ctx.tag(&mut tag).expect("EVP_CTRL_GCM_GET_TAG");
-    tag
 }
 
 /// RustCrypto's two types differ in their key size only.
@@ -267,62 +273,120 @@ macro_rules! with_rustcrypto {
     };
 }
 
-fn rustcrypto_open(len: usize) -> Box<dyn Op> {
+fn rustcrypto_pair(len: usize, aad: &Aad) -> (Seal, Open) {
     use aes_gcm::aead::{AeadInOut, KeyInit};
     let nonce = NONCE.into();
+    let (aad, aad2) = (aad.clone(), aad.clone());
     with_rustcrypto!(len, g => {
         let g = Rc::new(g);
         let g2 = g.clone();
-        open_op(
-            move |b| {
-                g.encrypt_inout_detached(&nonce, &[], b.into())
+        (
+            Box::new(move |b: &mut [u8]| {
+                g.encrypt_inout_detached(&nonce, &aad, b.into())
                     .expect("seal")
                     .into()
-            },
-            move |b, t| {
-                g2.decrypt_inout_detached(&nonce, &[], b.into(), t.into())
+            }),
+            Box::new(move |b: &mut [u8], t: &[u8; 16]| {
+                g2.decrypt_inout_detached(&nonce, &aad2, b.into(), t.into())
                     .is_ok()
-            },
+            }),
         )
     })
 }
 
-fn rustcrypto_seal(len: usize) -> Box<dyn Op> {
-    use aes_gcm::aead::{AeadInOut, KeyInit};
-    let nonce = NONCE.into();
-    with_rustcrypto!(len, g => op(move |buf| {
-        black_box(g.encrypt_inout_detached(&nonce, &[], buf.into()).ok());
-    }))
-}
-
-fn ring_open(len: usize) -> Result<Box<dyn Op>, String> {
-    use ring::aead::{Aad, Nonce, Tag};
-    let key = Rc::new(ring_key(len)?);
+fn ring_pair(len: usize, aad: &Aad) -> Result<(Seal, Open), String> {
+    use ring::aead::{LessSafeKey, Nonce, Tag, UnboundKey, AES_128_GCM, AES_256_GCM};
+    let alg = if len == 16 {
+        &AES_128_GCM
+    } else {
+        &AES_256_GCM
+    };
+    let key = UnboundKey::new(alg, &KEY[..len]).map_err(|_| "ring: key rejected".to_string())?;
+    let key = Rc::new(LessSafeKey::new(key));
     let key2 = key.clone();
-    Ok(open_op(
-        move |buf| {
+    let (aad, aad2) = (aad.clone(), aad.clone());
+    Ok((
+        Box::new(move |buf| {
             let nonce = Nonce::assume_unique_for_key(NONCE);
             let tag = key
-                .seal_in_place_separate_tag(nonce, Aad::empty(), buf)
+                .seal_in_place_separate_tag(nonce, ring::aead::Aad::from(&aad[..]), buf)
                 .expect("seal");
             tag.as_ref().try_into().expect("16-byte tag")
-        },
-        move |buf, tag| {
+        }),
+        Box::new(move |buf, tag| {
             let nonce = Nonce::assume_unique_for_key(NONCE);
-            key2.open_in_place_separate_tag(nonce, Aad::empty(), Tag::from(*tag), buf, 0..)
-                .is_ok()
-        },
+            key2.open_in_place_separate_tag(
+                nonce,
+                ring::aead::Aad::from(&aad2[..]),
+                Tag::from(*tag),
+                buf,
+                0..,
+            )
+            .is_ok()
+        }),
     ))
 }
 
-fn ring_seal(len: usize) -> Result<Box<dyn Op>, String> {
-    use ring::aead::{Aad, Nonce};
-    let key = ring_key(len)?;
-    Ok(op(move |buf| {
-        let nonce = Nonce::assume_unique_for_key(NONCE);
-        black_box(
-            key.seal_in_place_separate_tag(nonce, Aad::empty(), buf)
-                .ok(),
-        );
-    }))
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every implementation seals to the same ciphertext and tag with and
+    /// without associated data, opens what the others sealed, and its tag
+    /// depends on the AAD: a row that dropped `--aad` (measuring less work
+    /// than the others) fails here.
+    fn all_agree<G: FastcryptGcm>() {
+        for aad_len in [0, 5, 13, 40] {
+            let aad: Aad = Params { aad: aad_len }.aad_bytes().into();
+            let mut pairs: Vec<(String, (Seal, Open))> =
+                vec![("auto".into(), fastcrypt_pair(G::auto(), &aad))];
+            for &b in Backend::ALL {
+                if let Some(g) = G::with_backend(b) {
+                    pairs.push((b.to_string(), fastcrypt_pair(g, &aad)));
+                }
+            }
+            pairs.push(("openssl".into(), openssl_pair(G::KEY_LEN, &aad).unwrap()));
+            pairs.push(("rustcrypto".into(), rustcrypto_pair(G::KEY_LEN, &aad)));
+            pairs.push(("ring".into(), ring_pair(G::KEY_LEN, &aad).unwrap()));
+            let plain: Vec<u8> = (0..100u8).collect();
+            let mut want: Option<(Vec<u8>, [u8; 16])> = None;
+            let mut no_aad_tag = [0u8; 16];
+            if aad_len > 0 {
+                let mut x = plain.clone();
+                no_aad_tag = (fastcrypt_pair(G::auto(), &Rc::from(&[][..])).0)(&mut x);
+            }
+            for (name, (seal, _)) in &mut pairs {
+                let mut x = plain.clone();
+                let tag = seal(&mut x);
+                assert!(aad_len == 0 || tag != no_aad_tag, "{name} ignores the AAD");
+                let w = want.get_or_insert_with(|| (x.clone(), tag));
+                assert_eq!((&x, &tag), (&w.0, &w.1), "{name}, {aad_len} B AAD");
+            }
+            let (ct, tag) = want.unwrap();
+            for (name, (_, open)) in &mut pairs {
+                let mut x = ct.clone();
+                assert!(open(&mut x, &tag), "{name}, {aad_len} B AAD");
+                assert_eq!(x, plain, "{name}");
+            }
+        }
+    }
+
+    #[test]
+    fn implementations_agree_with_aad() {
+        all_agree::<Aes128Gcm>();
+        all_agree::<Aes256Gcm>();
+    }
+
+    /// The open rows run (they assert that every open accepts its tag)
+    /// with associated data.
+    #[test]
+    fn open_rows_run_with_aad() {
+        let params = Params { aad: 13 };
+        for imp in implementations::<Aes256Gcm, true>(&params) {
+            if let Ok(mut op) = imp.op {
+                let mut buf = vec![7u8; 64];
+                op.run(&mut buf, 3);
+            }
+        }
+    }
 }

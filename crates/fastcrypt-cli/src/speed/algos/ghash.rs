@@ -3,7 +3,7 @@
 //! implementation; one operation hashes the whole buffer (zero-padded to a
 //! block) from a fresh state and finalizes, as GCM does for one message.
 
-use super::{backend_rows, op, Algorithm, Implementation, Op, RowNames};
+use super::{backend_rows, op, Algorithm, Implementation, Op, Params, RowNames};
 use crate::backends::backend_table;
 use fastcrypt::ghash::{Backend, GHash};
 use std::hint::black_box;
@@ -15,6 +15,7 @@ pub static ALGORITHM: Algorithm = Algorithm {
     default_sizes: super::AEAD_SIZES,
     rows: RowNames::Prefixed("GHASH_"),
     sweeps: true,
+    takes_aad: false,
     backends: backend_table::<Backend>,
     implementations,
 };
@@ -33,7 +34,7 @@ fn fastcrypt_op(mut g: GHash) -> Box<dyn Op> {
     })
 }
 
-fn implementations() -> Vec<Implementation> {
+fn implementations(_: &Params) -> Vec<Implementation> {
     let mut v = vec![Implementation::auto(fastcrypt_op(GHash::new(&H)))];
     v.extend(backend_rows(|b| {
         GHash::with_backend(b, &H).ok().map(fastcrypt_op)

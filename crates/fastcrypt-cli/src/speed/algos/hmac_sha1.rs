@@ -7,7 +7,7 @@
 //! the `PKey` once but a signer per message, which keys again: its figure
 //! includes that set-up. One operation is the MAC of the whole buffer.
 
-use super::{backend_rows, op, Algorithm, Implementation, RowNames};
+use super::{backend_rows, op, Algorithm, Implementation, Params, RowNames};
 use crate::backends::backend_table;
 use fastcrypt::sha1::{Backend, HmacSha1};
 use std::hint::black_box;
@@ -19,6 +19,7 @@ pub static ALGORITHM: Algorithm = Algorithm {
     rows: RowNames::Prefixed("MAC_"),
     sweeps: true,
     // `HmacSha1` runs on SHA-1's backends.
+    takes_aad: false,
     backends: backend_table::<Backend>,
     implementations,
 };
@@ -29,7 +30,7 @@ const SIZES: &[usize] = &[64, 1024];
 /// A 20-byte key, the size RFC 2104 recommends for HMAC-SHA1.
 const KEY: &[u8; 20] = b"fastcrypt-hmac-key!!";
 
-fn implementations() -> Vec<Implementation> {
+fn implementations(_: &Params) -> Vec<Implementation> {
     // `HmacSha1::mac`: the MAC of one message from the prepared key.
     let prepared = |key: HmacSha1| {
         op(move |buf| {
@@ -111,7 +112,7 @@ mod tests {
             assert_eq!(key.mac(&msg), want, "{b}");
         }
         // Every registered row runs.
-        for i in implementations() {
+        for i in implementations(&Params::default()) {
             if let Ok(mut op) = i.op {
                 op.run(&mut msg.clone(), 2);
             }

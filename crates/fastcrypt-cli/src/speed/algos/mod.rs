@@ -24,7 +24,11 @@
 //! - a peer belongs to a group that `--peers` names; a new library needs
 //!   its group added to [`PEER_GROUPS`];
 //! - keyed primitives set the key up once, outside the measured loop, as
-//!   Go's benchmarks do.
+//!   Go's benchmarks do;
+//! - what the options set for an operation besides its size (the AEADs'
+//!   associated data, `--aad`) reaches the registration as [`Params`]; an
+//!   algorithm says which of them it takes, and its row names carry the
+//!   values that differ from the default (see [`Algorithm::row_name`]).
 
 use crate::backends::BackendTable;
 use fastcrypt::PrimitiveBackend;
@@ -70,13 +74,51 @@ pub struct Algorithm {
     /// Whether `--sweep` measures it: false where the size is not a
     /// message length (pbkdf2-sha1's is the derived key's).
     pub sweeps: bool,
+    /// Whether `--aad` applies: an AEAD, whose every operation then
+    /// authenticates [`Params::aad`] bytes of associated data besides the
+    /// message (not counted in MB/s, as Go's and OpenSSL's AEAD
+    /// benchmarks count them).
+    pub takes_aad: bool,
     /// fastcrypt's backends for it, runnable here or not, slowest first,
     /// and the one its default constructor picks (`--backend` names,
     /// `--list` and the header's `auto` line).
     pub backends: fn() -> BackendTable,
     /// Every implementation, in table order: `auto`, each fastcrypt
-    /// backend (unavailable ones too, as n/a), then the peers.
-    pub implementations: fn() -> Vec<Implementation>,
+    /// backend (unavailable ones too, as n/a), then the peers; their
+    /// operations do what `Params` says.
+    pub implementations: fn(&Params) -> Vec<Implementation>,
+}
+
+impl Algorithm {
+    /// The row name at `size` with `params`: [`RowNames::name`], and for
+    /// associated data `_AD<bytes>` (`Seal_16_AD13`), so that results
+    /// measured with different AAD never pass for the same benchmark
+    /// (`benchcmp` pairs rows by name).
+    pub fn row_name(&self, size: usize, params: &Params) -> String {
+        let name = self.rows.name(size);
+        match params.aad {
+            n if self.takes_aad && n > 0 => format!("{name}_AD{n}"),
+            _ => name,
+        }
+    }
+}
+
+/// What the options set for every operation besides its size. The
+/// default is what a run without those options measures.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Params {
+    /// Bytes of associated data per AEAD operation (`--aad`; 0: none).
+    pub aad: usize,
+}
+
+impl Params {
+    /// The associated data of one operation: `aad` bytes of a fixed
+    /// pattern (any bytes do for timing).
+    pub fn aad_bytes(&self) -> Vec<u8> {
+        (0..self.aad)
+            .map(|i| (i as u8).wrapping_mul(0x3b) ^ 0xa5)
+            .collect()
+    }
 }
 
 /// Where an implementation comes from; `--backend` selects fastcrypt's,
@@ -319,12 +361,37 @@ mod tests {
         assert_eq!(RowNames::Prefixed("RC4_").name(1 << 20), "RC4_1M");
     }
 
+    /// Associated data shows in the AEADs' row names only, and only when
+    /// there is some.
+    #[test]
+    fn row_names_carry_the_aad() {
+        let aad = Params { aad: 13 };
+        let gcm = find("aes-128-gcm").expect("registered");
+        assert_eq!(gcm.row_name(16, &aad), "Seal_16_AD13");
+        assert_eq!(gcm.row_name(16, &Params::default()), "Seal_16");
+        assert_eq!(
+            find("sha1").expect("registered").row_name(8, &aad),
+            "Hash8Bytes"
+        );
+        let takers: Vec<&str> = ALL.iter().filter(|a| a.takes_aad).map(|a| a.name).collect();
+        assert_eq!(
+            takers,
+            [
+                "aes-128-gcm",
+                "aes-256-gcm",
+                "aes-128-gcm-open",
+                "aes-256-gcm-open"
+            ]
+        );
+        assert_eq!(aad.aad_bytes().len(), 13);
+    }
+
     /// Every group a row names is one `--peers` accepts, and every
     /// algorithm has one `auto` row.
     #[test]
     fn registrations_are_consistent() {
         for a in ALL {
-            let imps = (a.implementations)();
+            let imps = (a.implementations)(&Params::default());
             assert_eq!(
                 imps.iter().filter(|i| i.origin == Origin::Auto).count(),
                 1,

@@ -16,7 +16,7 @@
 //! `--compare pbkdf2-sha1,auto` is the batch's aggregate rate over the
 //! one-password rate.
 
-use super::{backend_rows, op, Algorithm, CustomRows, Implementation, Op, RowNames};
+use super::{backend_rows, op, Algorithm, CustomRows, Implementation, Op, Params, RowNames};
 use crate::backends::backend_table;
 use fastcrypt::sha1::many::{self, Sha1Many};
 use fastcrypt::sha1::{Backend, HmacSha1};
@@ -30,6 +30,7 @@ pub static ALGORITHM: Algorithm = Algorithm {
     // Output lengths up to 16 KiB at 4096 iterations would take minutes.
     sweeps: false,
     // PBKDF2 runs on SHA-1's backends.
+    takes_aad: false,
     backends: backend_table::<Backend>,
     implementations,
 };
@@ -41,7 +42,7 @@ const ITERATIONS: u32 = 4096;
 const PASSWORD: &[u8] = b"correct horse battery staple";
 const SALT: &[u8] = b"ThisIsASSID";
 
-fn implementations() -> Vec<Implementation> {
+fn implementations(_: &Params) -> Vec<Implementation> {
     let mut v = vec![Implementation::auto(op(|buf| {
         fastcrypt::sha1::pbkdf2_hmac_sha1(PASSWORD, SALT, ITERATIONS, buf).expect("valid");
         black_box(buf);
@@ -111,6 +112,7 @@ pub static PBKDF2_SHA1_MANY: Algorithm = Algorithm {
     default_sizes: SIZES,
     rows: RowNames::Custom(&BATCHES),
     sweeps: false,
+    takes_aad: false,
     backends: backend_table::<many::Backend>,
     implementations: batch_rows,
 };
@@ -207,7 +209,7 @@ fn each(
     }
 }
 
-fn batch_rows() -> Vec<Implementation> {
+fn batch_rows(_: &Params) -> Vec<Implementation> {
     let auto = batch_op(|p, len, out| batch(Sha1Many::new(), p, len, out));
     let mut v = vec![Implementation::auto(auto).about("Sha1Many::new().pbkdf2_hmac_sha1_into")];
     v.extend(backend_rows(|b: many::Backend| {
@@ -287,7 +289,7 @@ mod tests {
         for &size in SIZES {
             let mut want = vec![0u8; size];
             fastcrypt::sha1::pbkdf2_hmac_sha1(PASSWORD, SALT, ITERATIONS, &mut want).unwrap();
-            for i in implementations() {
+            for i in implementations(&Params::default()) {
                 let Ok(mut op) = i.op else { continue };
                 let mut buf = vec![0u8; size];
                 op.run(&mut buf, 1);
@@ -309,7 +311,7 @@ mod tests {
             for (p, key) in passwords.iter().zip(want.chunks_mut(size)) {
                 fastcrypt::sha1::pbkdf2_hmac_sha1(p, SALT, ITERATIONS, key).unwrap();
             }
-            for i in batch_rows() {
+            for i in batch_rows(&Params::default()) {
                 let Ok(mut op) = i.op else { continue };
                 op.prepare(size);
                 let mut buf = vec![0u8; batch_bytes(size)];

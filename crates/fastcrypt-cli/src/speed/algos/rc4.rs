@@ -3,7 +3,7 @@
 //! set up once and each operation XORs the next stretch of one continuing
 //! keystream into the buffer.
 
-use super::{backend_rows, op, Algorithm, Implementation, Op, RowNames};
+use super::{backend_rows, op, Algorithm, Implementation, Op, Params, RowNames};
 use crate::backends::backend_table;
 use fastcrypt::rc4::{Backend, Rc4};
 use std::hint::black_box;
@@ -14,6 +14,7 @@ pub static ALGORITHM: Algorithm = Algorithm {
     default_sizes: super::STREAM_SIZES,
     rows: RowNames::Prefixed("RC4_"),
     sweeps: true,
+    takes_aad: false,
     backends: backend_table::<Backend>,
     implementations,
 };
@@ -27,7 +28,7 @@ fn fastcrypt_op(mut c: Rc4) -> Box<dyn Op> {
     })
 }
 
-fn implementations() -> Vec<Implementation> {
+fn implementations(_: &Params) -> Vec<Implementation> {
     // A 16-byte key is always valid.
     let auto = Rc4::new(&KEY).expect("16-byte RC4 key");
     let mut v = vec![Implementation::auto(fastcrypt_op(auto))];

@@ -3,7 +3,7 @@
 //! operation hashes the whole buffer from a fresh state and finalizes, as
 //! Go's `BenchmarkHash*` do.
 
-use super::{backend_rows, op, Algorithm, Implementation, RowNames};
+use super::{backend_rows, op, Algorithm, Implementation, Params, RowNames};
 use crate::backends::backend_table;
 use fastcrypt::sha1::{Backend, Sha1};
 use std::hint::black_box;
@@ -14,11 +14,12 @@ pub static ALGORITHM: Algorithm = Algorithm {
     default_sizes: super::HASH_SIZES,
     rows: RowNames::Hash,
     sweeps: true,
+    takes_aad: false,
     backends: backend_table::<Backend>,
     implementations,
 };
 
-fn implementations() -> Vec<Implementation> {
+fn implementations(_: &Params) -> Vec<Implementation> {
     // `auto` is the one-shot API a user calls: it picks the backend per call.
     let mut v = vec![Implementation::auto(op(|buf| {
         black_box(fastcrypt::sha1::digest(buf));

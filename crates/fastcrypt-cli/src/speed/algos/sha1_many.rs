@@ -41,7 +41,7 @@
 
 use super::super::engine::SplitMix64;
 use super::super::options::size_text;
-use super::{backend_rows, Algorithm, CustomRows, Implementation, Op, RowNames};
+use super::{backend_rows, Algorithm, CustomRows, Implementation, Op, Params, RowNames};
 use crate::backends::backend_table;
 use fastcrypt::sha1::many::{Backend, Sha1Many};
 use fastcrypt::sha1::DcConfig;
@@ -54,6 +54,7 @@ pub static SHA1_MANY: Algorithm = Algorithm {
     rows: RowNames::Custom(&SETS),
     // The size picks a set; a sweep of message lengths means nothing here.
     sweeps: false,
+    takes_aad: false,
     backends: backend_table::<Backend>,
     implementations: plain_rows,
 };
@@ -65,6 +66,7 @@ pub static SHA1DC_MANY: Algorithm = Algorithm {
     rows: RowNames::Custom(&SETS),
     sweeps: false,
     // `digest_many_dc` is a method of `Sha1Many`: the same backends.
+    takes_aad: false,
     backends: backend_table::<Backend>,
     implementations: dc_rows,
 };
@@ -357,7 +359,7 @@ fn dc_one_stream(input: &Input<'_>, out: &mut [Digest]) {
     black_box(attack);
 }
 
-fn plain_rows() -> Vec<Implementation> {
+fn plain_rows(_: &Params) -> Vec<Implementation> {
     let mut v = vec![Implementation::auto(set_op(many_auto))
         .about("Sha1Many::new(): digest_many_into, or digest_pieces_into for pieces")];
     v.extend(backend_rows(|b: Backend| many_backend(b).map(set_op)));
@@ -374,7 +376,7 @@ fn plain_rows() -> Vec<Implementation> {
     v
 }
 
-fn dc_rows() -> Vec<Implementation> {
+fn dc_rows(_: &Params) -> Vec<Implementation> {
     let mut v = vec![Implementation::auto(set_op(dc_many_auto))
         .about("Sha1Many::new().digest_many_dc (detection, safe hash; pieces as messages)")];
     v.extend(backend_rows(|b: Backend| dc_many_backend(b).map(set_op)));
@@ -421,7 +423,10 @@ mod tests {
     #[test]
     fn rows_are_the_registered_ones() {
         let (plain, dc) = rows();
-        for (rows, registered) in [(plain, plain_rows()), (dc, dc_rows())] {
+        for (rows, registered) in [
+            (plain, plain_rows(&Params::default())),
+            (dc, dc_rows(&Params::default())),
+        ] {
             let mut names: Vec<&str> = registered
                 .iter()
                 .filter(|i| i.op.is_ok())
@@ -535,7 +540,10 @@ mod tests {
     /// Through the engine's path: prepare, then run on the painted buffer.
     #[test]
     fn ops_run_on_the_painted_set() {
-        for imp in plain_rows().into_iter().chain(dc_rows()) {
+        for imp in plain_rows(&Params::default())
+            .into_iter()
+            .chain(dc_rows(&Params::default()))
+        {
             let Ok(mut op) = imp.op else { continue };
             for size in [0, 1 << 10, PIECES_FROM] {
                 op.prepare(size);

@@ -19,7 +19,7 @@
 //! Real inputs (the objects of a repository, the pieces of a torrent)
 //! do not repeat.
 
-use super::{backend_rows, op, Algorithm, Implementation, Op, RowNames};
+use super::{backend_rows, op, Algorithm, Implementation, Op, Params, RowNames};
 use crate::backends::backend_table;
 use crate::speed::engine::paint;
 use fastcrypt::sha1::{Backend, Sha1Dc};
@@ -33,6 +33,7 @@ pub static ALGORITHM: Algorithm = Algorithm {
     rows: RowNames::Hash,
     sweeps: true,
     // `Sha1Dc` runs on SHA-1's backends.
+    takes_aad: false,
     backends: backend_table::<Backend>,
     implementations,
 };
@@ -75,7 +76,7 @@ fn timed(f: impl Fn(&[u8]) -> Hashed + 'static) -> Box<dyn Op> {
     })
 }
 
-fn implementations() -> Vec<Implementation> {
+fn implementations(_: &Params) -> Vec<Implementation> {
     let mut v = vec![Implementation::auto(timed(fastcrypt_auto))];
     v.extend(backend_rows(|b: Backend| fastcrypt_backend(b).map(timed)));
     v.push(Implementation::reference("sha1", timed(plain_sha1)).about(
@@ -183,7 +184,7 @@ mod tests {
     /// The rows this file builds are the ones `implementations` lists.
     #[test]
     fn rows_are_the_registered_ones() {
-        let registered: Vec<&str> = implementations()
+        let registered: Vec<&str> = implementations(&Params::default())
             .into_iter()
             .filter(|i| i.op.is_ok())
             .map(|i| i.name)

@@ -1,7 +1,7 @@
 //! The CSV format: one line per cell.
 
 use super::super::engine::State;
-use super::{cycles_per_byte, origin_text, Run};
+use super::{aad_bytes, cycles_per_byte, origin_text, Run};
 
 fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
@@ -13,14 +13,14 @@ fn csv_field(s: &str) -> String {
 
 pub fn render(run: &Run) -> String {
     let mut out = String::from(
-        "algorithm,size,benchmark,implementation,origin,status,ns_per_op,ns_per_op_min,ns_per_op_max,mb_per_s,cycles_per_byte,iterations_per_sample,samples,note,bytes_per_op\n",
+        "algorithm,size,benchmark,implementation,origin,status,ns_per_op,ns_per_op_min,ns_per_op_max,mb_per_s,cycles_per_byte,iterations_per_sample,samples,note,bytes_per_op,aad_bytes\n",
     );
     for c in &run.cells {
         let algo = run.algos[c.algo];
         let mut f = vec![
             algo.name.to_string(),
             c.size.to_string(),
-            algo.rows.name(c.size),
+            algo.row_name(c.size, &run.header.params),
             c.name.to_string(),
             origin_text(&c.origin),
         ];
@@ -50,6 +50,7 @@ pub fn render(run: &Run) -> String {
         }
         // Last, so that the columns before it keep their places.
         f.push(c.bytes.to_string());
+        f.push(aad_bytes(run, c).map_or(String::new(), |n| n.to_string()));
         let line: Vec<String> = f.iter().map(|x| csv_field(x)).collect();
         out.push_str(&line.join(","));
         out.push('\n');

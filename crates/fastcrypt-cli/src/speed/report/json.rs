@@ -2,7 +2,7 @@
 //! the `--compare` rows.
 
 use super::super::engine::State;
-use super::{compare_rows, cycles_per_byte, go_name, origin_text, Run};
+use super::{aad_bytes, compare_rows, cycles_per_byte, go_name, origin_text, Run};
 use serde_json::{json, Value};
 
 pub fn render(run: &Run) -> String {
@@ -22,11 +22,14 @@ fn value(run: &Run) -> Value {
                 "algorithm": algo.name,
                 "size": c.size,
                 "bytes_per_op": c.bytes,
-                "benchmark": algo.rows.name(c.size),
+                "benchmark": algo.row_name(c.size, &run.header.params),
                 "go_name": go_name(run, c),
                 "implementation": c.name,
                 "origin": origin_text(&c.origin),
             });
+            if let Some(n) = aad_bytes(run, c) {
+                v["aad_bytes"] = json!(n);
+            }
             match (&c.state, c.stats()) {
                 (State::NotAvailable(why), _) => {
                     v["available"] = json!(false);
@@ -82,6 +85,7 @@ fn value(run: &Run) -> Value {
         "auto": h.auto.iter().map(|(a, b)| (a.to_string(), json!(b))).collect::<serde_json::Map<_, _>>(),
         "min_time_s": h.plan.min_time.as_secs_f64(),
         "samples": h.plan.samples,
+        "aad_bytes": h.aad.as_ref().map(|_| h.params.aad),
         "cpu_ghz": h.clock.ghz(),
         "cpu_ghz_source": h.clock.source(),
         "sweep": run.sweep,

@@ -46,12 +46,18 @@ pub(super) fn display_name(run: &Run, c: &Cell) -> String {
     }
 }
 
+/// The associated data one operation of cell `c` authenticates, for the
+/// algorithms that take `--aad` (0 when it is not given).
+pub(super) fn aad_bytes(run: &Run, c: &Cell) -> Option<usize> {
+    run.algos[c.algo].takes_aad.then_some(run.header.params.aad)
+}
+
 pub(super) fn go_name(run: &Run, c: &Cell) -> String {
     let a = run.algos[c.algo];
     format!(
         "Benchmark{}/{}/{}",
         a.go_family,
-        a.rows.name(c.size),
+        a.row_name(c.size, &run.header.params),
         c.name
     )
 }
@@ -83,6 +89,9 @@ pub(super) fn header_lines(run: &Run) -> Vec<(&'static str, String)> {
         ("clock", h.plan.clock.describe().to_string()),
         ("cycles/B", h.cycles()),
     ];
+    if let Some(aad) = &h.aad {
+        v.push(("aad", aad.clone()));
+    }
     if let Some(cap) = &h.ia32cap {
         v.push(("OPENSSL_ia32cap", cap.clone()));
     }
@@ -127,7 +136,11 @@ pub(super) fn compare_rows(run: &Run, ai: usize) -> Option<(Vec<CmpRow>, RoundsU
         n.push((p.n, p.total, p.loaded));
         let same = p.p_value >= 0.05;
         rows.push(CmpRow {
-            name: format!("Benchmark{}/{}", algo.go_family, algo.rows.name(size)),
+            name: format!(
+                "Benchmark{}/{}",
+                algo.go_family,
+                algo.row_name(size, &run.header.params)
+            ),
             old_ns: sa.median,
             new_ns: sb.median,
             delta: p.time_ratio - 1.0,

@@ -153,7 +153,10 @@ fn main_table(run: &Run, cells: &[&Cell]) -> Table {
     let mut t = Table::new(cols);
     let algo = run.algos[cells[0].algo];
     for c in cells {
-        let lead = vec![algo.rows.name(c.size), display_name(run, c)];
+        let lead = vec![
+            algo.row_name(c.size, &run.header.params),
+            display_name(run, c),
+        ];
         match (&c.state, c.stats()) {
             (State::NotAvailable(why), _) => t.note(lead, format!("n/a ({why})")),
             (_, None) => t.note(lead, "not measured".into()),
