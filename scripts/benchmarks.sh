@@ -87,6 +87,21 @@ trap 'rm -f "$tmp"' EXIT
     speed sha1dc-many --min-time "$MIN_TIME" --compare sha1dc,auto --format markdown --no-header
     echo
   fi
+  if "$bin" speed --list | grep -q '^  sha1-portable '; then
+    echo "## What collision detection costs, per kernel"
+    echo
+    echo "Old = fastcrypt's plain SHA-1 on one backend (\`sha1-<backend>\`, sha1dc's reference"
+    echo "rows), new = collision detection on the same backend; first the defaults (\`sha1\` and"
+    echo "\`auto\`). Every message is different (see \`fastcrypt speed --list\`)."
+    echo
+    speed sha1dc --min-time "$MIN_TIME" --compare sha1,auto --format markdown --no-header
+    echo
+    for b in $("$bin" speed --list | awk '/^sha1dc /{g=1; next} /^[a-z]/{g=0} g && $2=="fastcrypt" && $3=="backend" && $4=="available" {print $1}'); do
+      speed sha1dc --sizes 1K,8K,1M --min-time "$MIN_TIME" --compare "sha1-$b,$b" \
+        --format markdown --no-header
+      echo
+    done
+  fi
   if "$bin" speed --list | grep -q '^aes-128-gcm-open '; then
     echo "## AES-GCM open against seal"
     echo

@@ -648,13 +648,15 @@ fn sha1dc_rows_reference_and_peers() {
         let mut want = vec!["auto".to_string()];
         want.extend(backends.iter().map(|b| b.0.clone()));
         want.push("sha1".into());
+        want.extend(backends.iter().map(|b| format!("sha1-{}", b.0)));
         want.extend(SHA1DC_PEERS.iter().map(|p| p.to_string()));
         assert_eq!(names, want, "{row} rows in\n{out}");
         for (line, name) in lines.iter().zip(&names) {
+            let backend = name.strip_prefix("sha1-").unwrap_or(name);
             let available = name == "auto"
                 || name == "sha1"
                 || SHA1DC_PEERS.contains(&name.as_str())
-                || backends.iter().any(|b| b.0 == *name && b.1);
+                || backends.iter().any(|b| b.0 == backend && b.1);
             if available {
                 // MB/s is last, or before cycles/B when the clock is known.
                 let f: Vec<&str> = line.split_whitespace().collect();
@@ -669,10 +671,15 @@ fn sha1dc_rows_reference_and_peers() {
             reference.contains(" sha1 auto (plain, reference) "),
             "{reference}"
         );
+        let portable = lines[names.iter().position(|n| n == "sha1-portable").unwrap()];
+        assert!(
+            portable.contains(" sha1-portable (plain, reference) "),
+            "{portable}"
+        );
     }
     // No other size by default.
     let rows = out.lines().filter(|l| l.starts_with("Hash")).count();
-    assert_eq!(rows, 4 * (1 + backends.len() + 1 + SHA1DC_PEERS.len()));
+    assert_eq!(rows, 4 * (1 + 2 * backends.len() + 1 + SHA1DC_PEERS.len()));
 }
 
 #[test]
@@ -684,7 +691,7 @@ fn sha1dc_json_and_go_names() {
     let backends = backends_of("sha1dc");
     assert_eq!(
         results.len(),
-        2 * (1 + backends.len() + 1 + SHA1DC_PEERS.len())
+        2 * (1 + 2 * backends.len() + 1 + SHA1DC_PEERS.len())
     );
     let find = |size: u64, name: &str| {
         results
@@ -749,6 +756,20 @@ fn sha1dc_selection_and_cost_of_detection() {
         "{out}"
     );
     assert!(out.contains("BenchmarkSHA1DC/Hash1K "), "{out}");
+    // Per kernel: the plain row of the same backend.
+    let out = speed(&[
+        "sha1dc",
+        "--sizes",
+        "1K",
+        "--compare",
+        "sha1-portable,portable",
+    ]);
+    assert!(
+        out.contains("sha1dc: old = sha1-portable (plain, reference), new = portable;"),
+        "{out}"
+    );
+    let out = sized(&["--backend", "sha1-portable,portable", "--peers", "none"]);
+    assert_eq!(impls(&out), ["portable", "sha1-portable"], "{out}");
     // `sha1` names a row of sha1dc only.
     assert!(fails(&["speed", "sha1", "--backend", "sha1"]).contains("unknown backend `sha1`"));
 }

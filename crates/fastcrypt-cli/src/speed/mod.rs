@@ -306,7 +306,7 @@ fn list() -> String {
     let kind_of = |o: &Origin| match o {
         Origin::Auto => "fastcrypt default".to_string(),
         Origin::Backend => "fastcrypt backend".to_string(),
-        Origin::Reference(_) => "fastcrypt reference".to_string(),
+        Origin::Reference { .. } => "fastcrypt reference".to_string(),
         Origin::Peer(g) => format!("peer ({g})"),
     };
     let mut out = String::new();

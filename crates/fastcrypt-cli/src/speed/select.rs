@@ -40,7 +40,7 @@ fn check_backends(names: &Selection, algos: &[&'static Algorithm]) -> Result<(),
         let backends = (a.backends)().rows.into_iter().map(|b| b.name);
         let references = (a.implementations)(&Params::default())
             .into_iter()
-            .filter(|i| matches!(i.origin, Origin::Reference(_)))
+            .filter(|i| matches!(i.origin, Origin::Reference { .. }))
             .map(|i| i.name);
         for name in backends.chain(references) {
             if !valid.contains(&name) {
@@ -114,7 +114,9 @@ pub fn cells(args: &SpeedArgs, algos: &[&'static Algorithm]) -> Result<Vec<Cell>
         for &size in &sizes {
             for imp in (algo.implementations)(&params) {
                 let chosen = match &imp.origin {
-                    Origin::Auto | Origin::Backend | Origin::Reference(_) => backends.has(imp.name),
+                    Origin::Auto | Origin::Backend | Origin::Reference { .. } => {
+                        backends.has(imp.name)
+                    }
                     Origin::Peer(group) => peers.has(group),
                 } || in_pair(imp.name);
                 if !chosen {

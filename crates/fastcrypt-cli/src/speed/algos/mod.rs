@@ -129,14 +129,16 @@ pub enum Origin {
     Auto,
     /// A fastcrypt backend forced by name.
     Backend,
-    /// fastcrypt's `auto` of the plain primitive a variant builds on
-    /// (plain SHA-1 in `sha1dc`): ratios to it are the variant's cost, or
-    /// its gain. `--backend` selects it, by its row name or with `all`.
-    /// The text says how the reference differs from the variant, for the
-    /// tables: `plain` (no detection), `one stream` (one message at a time
-    /// where the variant hashes many at once), `sealing` (AES-GCM's seal
-    /// where the variant opens).
-    Reference(&'static str),
+    /// fastcrypt's plain primitive a variant builds on (plain SHA-1 in
+    /// `sha1dc`): ratios to it are the variant's cost, or its gain.
+    /// `--backend` selects it, by its row name or with `all`. `how` says
+    /// how the reference differs from the variant, for the tables: `plain`
+    /// (no detection), `one stream` (one message at a time where the
+    /// variant hashes many at once), `sealing` (AES-GCM's seal where the
+    /// variant opens). `auto`: the primitive's default choice; otherwise a
+    /// backend forced by name, the counterpart of the variant's own row of
+    /// that backend (`sha1-ssse3` for sha1dc's `ssse3`).
+    Reference { how: &'static str, auto: bool },
     /// Another library; the group is what `--peers` names (`openssl`, ...).
     Peer(&'static str),
 }
@@ -193,10 +195,33 @@ impl Implementation {
     pub fn reference_as(name: &'static str, how: &'static str, op: Box<dyn Op>) -> Self {
         Implementation {
             name,
-            origin: Origin::Reference(how),
+            origin: Origin::Reference { how, auto: true },
             op: Ok(op),
             about: "",
         }
+    }
+
+    /// Plain reference rows for every backend of `B`, named
+    /// `<prefix>-<backend>` (`sha1-ssse3`), runnable here or not (see
+    /// [`backend_rows`]): paired with the variant's row of the same
+    /// backend, they give the variant's cost on each kernel.
+    pub fn plain_backends<B: PrimitiveBackend>(
+        prefix: &str,
+        about: &'static str,
+        mut make: impl FnMut(B) -> Option<Box<dyn Op>>,
+    ) -> Vec<Implementation> {
+        B::ALL
+            .iter()
+            .map(|&b| Implementation {
+                name: interned(format!("{prefix}-{}", b.name())),
+                origin: Origin::Reference {
+                    how: "plain",
+                    auto: false,
+                },
+                op: make(b).ok_or_else(|| unavailable_text(b)),
+                about,
+            })
+            .collect()
     }
 
     pub fn about(mut self, about: &'static str) -> Self {
@@ -220,6 +245,22 @@ pub fn backend_rows<B: PrimitiveBackend>(
             about: "",
         })
         .collect()
+}
+
+/// A row name built at run time, kept for the life of the process (each
+/// distinct name once: registrations are listed once per table cell).
+fn interned(name: String) -> &'static str {
+    use std::sync::Mutex;
+    static NAMES: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    match names.iter().find(|n| **n == name) {
+        Some(n) => n,
+        None => {
+            let n: &'static str = Box::leak(name.into_boxed_str());
+            names.push(n);
+            n
+        }
+    }
 }
 
 /// The n/a reason for a backend that cannot run: the build left it out

@@ -1,6 +1,7 @@
 //! Collision-detecting SHA-1 (sha1dc): every fastcrypt backend of
-//! `Sha1Dc`, fastcrypt's plain SHA-1 as the reference row (the ratio to it
-//! is what detection costs), and the Rust crates that detect the same
+//! `Sha1Dc`, fastcrypt's plain SHA-1 as the reference rows (`sha1`, the
+//! default, and `sha1-<backend>` for each backend: the ratio to them is
+//! what detection costs, overall and per kernel), and the Rust crates that detect the same
 //! attacks: RustCrypto's `sha1-checked`, `sha1collisiondetection` (a port
 //! of the reference C library) and `sha1dc` (SHA-NI plus a SIMD filter).
 //!
@@ -82,6 +83,11 @@ fn implementations(_: &Params) -> Vec<Implementation> {
     v.push(Implementation::reference("sha1", timed(plain_sha1)).about(
         "fastcrypt's plain SHA-1 (sha1::digest, auto): ratios to it are the cost of detection",
     ));
+    v.extend(Implementation::plain_backends(
+        "sha1",
+        "fastcrypt's plain SHA-1 on this backend: `--compare sha1-X,X` is what detection costs on kernel X",
+        |b: Backend| plain_backend(b).map(timed),
+    ));
     v.push(
         Implementation::peer("rustcrypto", "sha1-checked", Ok(timed(sha1_checked)))
             .about("sha1_checked::Sha1::new() (detection, safe hash), try_finalize"),
@@ -119,6 +125,21 @@ fn fastcrypt_backend(b: Backend) -> Option<impl Fn(&[u8]) -> Hashed> {
         }
         Err(_) => ([0; 20], false),
     })
+}
+
+/// A plain SHA-1 backend, a new hasher per message as for the detecting
+/// rows.
+fn plain_backend(b: Backend) -> Option<impl Fn(&[u8]) -> Hashed> {
+    fastcrypt::sha1::Sha1::with_backend(b).ok()?;
+    Some(
+        move |buf: &[u8]| match fastcrypt::sha1::Sha1::with_backend(b) {
+            Ok(mut h) => {
+                h.update(buf);
+                (h.finalize(), false)
+            }
+            Err(_) => ([0; 20], false),
+        },
+    )
 }
 
 /// The reference: plain SHA-1, no detection.
@@ -193,8 +214,30 @@ mod tests {
             assert!(registered.contains(&name.as_str()), "{name}");
         }
         assert!(registered.contains(&"sha1"));
-        // The reference, and every other runnable row, is checked below.
-        assert_eq!(registered.len(), rows().len() + 1);
+        let plain: Vec<String> = Backend::available()
+            .into_iter()
+            .map(|b| format!("sha1-{b}"))
+            .collect();
+        for name in &plain {
+            assert!(registered.contains(&name.as_str()), "{name}");
+        }
+        // The references, and every other runnable row, are checked below.
+        assert_eq!(registered.len(), rows().len() + 1 + plain.len());
+    }
+
+    /// The per-backend references hash plain SHA-1, collision files too.
+    #[test]
+    fn plain_backend_rows_are_sha1() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../fastcrypt/testdata/sha1dc");
+        let attack = std::fs::read(format!("{dir}/shattered-1.pdf")).expect("testdata");
+        for b in Backend::available() {
+            let f = plain_backend(b).expect("an available backend runs");
+            for len in [0, 8, 64, 1000, 8192] {
+                let data = super::super::super::engine::paint(len);
+                assert_eq!(f(&data), plain_sha1(&data), "sha1-{b} at {len} bytes");
+            }
+            assert_eq!(f(&attack), plain_sha1(&attack), "sha1-{b}");
+        }
     }
 
     /// Ordinary data: every row gives plain SHA-1 and detects nothing, at

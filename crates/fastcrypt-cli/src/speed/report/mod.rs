@@ -30,7 +30,7 @@ pub(super) fn origin_text(o: &Origin) -> String {
     match o {
         Origin::Auto => "fastcrypt".into(),
         Origin::Backend => "fastcrypt-backend".into(),
-        Origin::Reference(_) => "fastcrypt-reference".into(),
+        Origin::Reference { .. } => "fastcrypt-reference".into(),
         Origin::Peer(g) => format!("peer:{g}"),
     }
 }
@@ -41,7 +41,8 @@ pub(super) fn origin_text(o: &Origin) -> String {
 pub(super) fn display_name(run: &Run, c: &Cell) -> String {
     match c.origin {
         Origin::Auto => format!("auto ({})", run.header.auto[c.algo].1),
-        Origin::Reference(how) => format!("{} auto ({how}, reference)", c.name),
+        Origin::Reference { how, auto: true } => format!("{} auto ({how}, reference)", c.name),
+        Origin::Reference { how, auto: false } => format!("{} ({how}, reference)", c.name),
         _ => c.name.to_string(),
     }
 }
