@@ -48,6 +48,7 @@ KERNELS = [
     ("fastcrypt::aes_gcm::x86::encrypt_block_k", "AES one block (H, E(K,J0))", "vector"),
     ("fastcrypt::aes_gcm::x86_vaes_vpclmul::crypt_k", "AES-GCM seal and open, VAES+VPCLMULQDQ", "vector"),
     ("fastcrypt::aes_gcm::x86_vaes_avx512::crypt_k", "AES-GCM seal and open, VAES+VPCLMULQDQ (zmm)", "vector"),
+    ("fastcrypt::aes_gcm::x86_vaes_avx512::absorb_long", "AES-GCM AAD of 512 B or more, VPCLMULQDQ (zmm)", "vector"),
     ("fastcrypt::aes_gcm::x86_aesni_pclmul::crypt_k", "AES-GCM seal and open, AES-NI+PCLMULQDQ", "vector"),
 ]
 # The timing harness's deliberately leaky twins: the filter must report
