@@ -435,23 +435,17 @@ fn bulk<'a, const OPEN: bool, const K: bool, const N: usize>(
     (y, c32, a, rest)
 }
 
-/// AAD from this length on is hashed by [`absorb_long`], out of line;
-/// shorter AAD (TLS's 5 or 13 bytes, a QUIC header) inline, with one
-/// reduction and schoolbook products.
+/// [`zclm::absorb`] of AAD of [`zclm::STEP_BYTES`] (512) bytes or more,
+/// with `K` products, out of line; [`crypt_k`] hashes shorter AAD (TLS's
+/// 5 or 13 bytes, a QUIC header) inline with [`zclm::absorb_short`] and
+/// schoolbook products.
 ///
 /// Why: with the 32-block steps inline, their Karatsuba products (AMD's
 /// form, see [`zclm::karatsuba`]) made every seal and open slower, even
-/// with 13 bytes of AAD or none, when those steps never run: LLVM
-/// compiles the whole pass worse. Measured on an AMD EPYC Zen 4
-/// (2026-12-05), this build against the one before it, linked into one
-/// harness, medians of 15 paired rounds, 13-byte AAD: seal and open
-/// 1.12-1.14x faster at 128 bytes, 1.07-1.12x at 256 and 512, 1.04-1.06x
-/// at 1350, the same (0.99-1.01x) at 16 KiB; with no AAD 1.09-1.17x at
-/// 128 bytes, 1.03-1.18x at 1350; with 1 KiB of AAD 1.00-1.03x.
-const LONG_AAD: usize = 512;
-
-/// [`zclm::absorb`] of AAD of [`LONG_AAD`] bytes or more, with `K`
-/// products, out of line.
+/// with 13 bytes of AAD or none, when those steps never ran: LLVM
+/// compiled the whole pass worse. Out of line, seal and open ran
+/// 1.12-1.14x faster at 128 bytes and 1.04-1.06x at 1350, the same at
+/// 16 KiB (AMD EPYC Zen 4; docs/aes-gcm-variants.md has the figures).
 #[target_feature(enable = "vpclmulqdq,avx512f,avx512bw,avx512vl,pclmulqdq,avx2,ssse3,sse4.1")]
 #[inline(never)]
 unsafe fn absorb_long<const K: bool>(t: Vaes512Token, hk: &ClmulKey, aad: &[u8]) -> __m128i {
@@ -474,7 +468,7 @@ unsafe fn crypt_k<const OPEN: bool, const K: bool, const NR: usize>(
     let keys = ni::load_keys(t, rk);
     let wk = wide_keys(t, &keys);
     let nr = NR;
-    let a = if aad.len() < LONG_AAD {
+    let a = if aad.len() < zclm::STEP_BYTES {
         zclm::absorb_short::<false>(t, hk, _mm_setzero_si128(), aad)
     } else {
         // SAFETY: the token proves every feature `absorb_long` enables.

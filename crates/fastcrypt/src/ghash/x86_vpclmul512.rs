@@ -36,6 +36,10 @@ pub(crate) use crate::cpu::Vclmul512;
 /// Blocks per 512-bit register.
 const LANES: usize = 4;
 
+/// Bytes per step of [`absorb`]: 32 blocks, one reduction. Shorter input
+/// takes [`absorb_short`] alone.
+pub(crate) const STEP_BYTES: usize = 32 * BLOCK_LEN;
+
 #[inline(always)]
 fn zero(_t: impl Vclmul512) -> __m512i {
     // SAFETY: the token proves AVX-512F.
@@ -139,8 +143,9 @@ struct Pow4 {
 /// bytes to 16 KiB, AES-GCM 1.02-1.07x at 4 and 16 KiB; short AES-GCM
 /// seals (128-512 bytes) were 3-8% faster with schoolbook, which giving
 /// only the tail's fold schoolbook products did not reproduce (so not a
-/// matter of the tail's latency), and Zen 4 keeps Karatsuba. On Intel's Sapphire Rapids-class Xeons the multiply, the
-/// shuffle and the lane extract share port 5, the port count per block is
+/// matter of the tail's latency), and Zen 4 keeps Karatsuba. On Intel's
+/// Sapphire Rapids-class Xeons the multiply, the shuffle and the lane
+/// extract share port 5, the port count per block is
 /// the same for both forms, and schoolbook (no operand XOR, no middle-term
 /// correction) measured 1.05x Karatsuba.
 #[inline]
@@ -441,7 +446,7 @@ pub(crate) fn absorb<const K: bool>(
     data: &[u8],
 ) -> __m128i {
     let mut y = acc;
-    let mut chunks = data.chunks_exact(32 * BLOCK_LEN);
+    let mut chunks = data.chunks_exact(STEP_BYTES);
     for c in &mut chunks {
         // SAFETY: `c` is 512 readable bytes.
         let b = unsafe { load_blocks::<8>(t, c.as_ptr()) };
@@ -450,9 +455,9 @@ pub(crate) fn absorb<const K: bool>(
     absorb_short::<K>(t, key, y, chunks.remainder())
 }
 
-/// [`absorb`] of fewer than 512 bytes: one reduction, as many registers
-/// as `data` fills (a short message must not pay for eight loads and
-/// products), no 32-block step in the code.
+/// [`absorb`] of fewer than [`STEP_BYTES`]: one reduction, as many
+/// registers as `data` fills (a short message must not pay for eight
+/// loads and products), no 32-block step in the code.
 #[inline(always)]
 pub(crate) fn absorb_short<const K: bool>(
     t: impl Vclmul512,
@@ -460,7 +465,7 @@ pub(crate) fn absorb_short<const K: bool>(
     acc: __m128i,
     data: &[u8],
 ) -> __m128i {
-    assert!(data.len() < 32 * BLOCK_LEN);
+    assert!(data.len() < STEP_BYTES);
     match data.len().div_ceil(64) {
         0 => acc,
         1 => fold_rest::<K, 1>(t, key, acc, data),
