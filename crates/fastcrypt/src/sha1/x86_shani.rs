@@ -274,17 +274,20 @@ macro_rules! store_w {
 }
 
 /// How many steps of the SSE2 filter run on every block, a share after
-/// each of the 20 round groups. Fewer steps leave more blocks to the
-/// tail, whose branches the core mispredicts (on random data 35% of
-/// blocks reach it after 16 steps, 13% after 24, 7% after 30); more take
-/// issue slots from the round chain. Measured on an AMD EPYC Zen 3
-/// (8 KiB of random data, detection / plain, medians of 201 paired runs,
-/// each prefix against 24 in the same process): 10 steps 0.88x, 13 and
-/// 24 0.90x, 16 0.92x, 40 0.90x. That buffer was hashed over and over,
-/// which lets the branch predictor learn the tail's outcomes; on an
-/// Intel Xeon the prefix was measured on distinct data
-/// ([`PREFIX_SLOW_MSG2`]).
-const PREFIX: usize = 16;
+/// each of the 20 round groups (two steps at most after a group). Fewer
+/// steps leave more blocks to the tail, whose branches the core
+/// mispredicts on distinct data: of random blocks, 35% reach it after 16
+/// steps, 12.7% after 24, 5.7% after 36, against the 4.7% that pass all
+/// 52 (the true candidates); more steps take issue slots from the round
+/// chain. Measured on an AMD EPYC Zen 4 (2026-12-05) over 8 MiB of
+/// random data hashed as distinct 8 KiB messages, detection / plain,
+/// medians of 15 paired rounds in one process: 16 steps 0.76-0.78x, 24
+/// 0.82-0.84x, 32 0.86x, 36 and 40 0.90-0.91x, 44 (three steps after
+/// some groups) 0.81-0.86x, 52 0.79x; 1 MiB and 1 KiB messages rank
+/// them the same. Zen 3 once measured 16 best (0.92x against 0.90x for
+/// 40), but on one buffer hashed over and over, which let the branch
+/// predictor learn the tail's outcomes.
+const PREFIX: usize = 36;
 
 /// [`PREFIX`] for the cores whose `sha1msg2` is slow (Intel, see
 /// [`ShaNiToken::slow_msg2`]), where the SSE2 schedule already takes
