@@ -275,18 +275,11 @@ macro_rules! store_w {
 
 /// How many steps of the SSE2 filter run on every block, a share after
 /// each of the 20 round groups (two steps at most after a group). Fewer
-/// steps leave more blocks to the tail, whose branches the core
-/// mispredicts on distinct data: of random blocks, 35% reach it after 16
-/// steps, 12.7% after 24, 5.7% after 36, against the 4.7% that pass all
-/// 52 (the true candidates); more steps take issue slots from the round
-/// chain. Measured on an AMD EPYC Zen 4 (2026-12-05) over 8 MiB of
-/// random data hashed as distinct 8 KiB messages, detection / plain,
-/// medians of 15 paired rounds in one process: 16 steps 0.76-0.78x, 24
-/// 0.82-0.84x, 32 0.86x, 36 and 40 0.90-0.91x, 44 (three steps after
-/// some groups) 0.81-0.86x, 52 0.79x; 1 MiB and 1 KiB messages rank
-/// them the same. Zen 3 once measured 16 best (0.92x against 0.90x for
-/// 40), but on one buffer hashed over and over, which let the branch
-/// predictor learn the tail's outcomes.
+/// steps leave more blocks to the tail, whose branch the core
+/// mispredicts on distinct data (35% of random blocks reach it after 16
+/// steps, 5.7% after 36); more take issue slots from the round chain.
+/// Chosen on an AMD EPYC Zen 4 over distinct messages; every prefix
+/// measured is in docs/sha1-variants.md (2026-12-05).
 const PREFIX: usize = 36;
 
 /// [`PREFIX`] for the cores whose `sha1msg2` is slow (Intel, see
