@@ -557,7 +557,8 @@ fn ihv_out(fl: &InFlight) -> [u32; 5] {
     }
 }
 
-/// What the first block's round groups filter: there is no block before.
+/// What the first block's round groups hand the filter, which tests
+/// nothing there ([`x86_filter::no_share`]): there is no block before.
 static NOTHING: Expanded = [0; 80];
 
 /// One block in flight: what the filter verdict needs to act on it.
@@ -657,7 +658,7 @@ macro_rules! dc_shani_loop {
         // filtered, and the one before, whose check may be running. Not
         // zeroed (960 bytes of stores per call would cost short messages
         // dearly): each is read only after a block has written all of it,
-        // and the first block filters `NOTHING`.
+        // and the first block hands the filter `NOTHING`.
         let mut bufs = [core::mem::MaybeUninit::<Expanded>::uninit(); 3];
         let base = bufs.as_mut_ptr().cast::<Expanded>();
         let mut prev: Option<InFlight> = None;
@@ -665,18 +666,38 @@ macro_rules! dc_shani_loop {
         let mut found = 0;
         let n_blocks = blocks.len() / 64;
 
-        for (n, block) in blocks.chunks_exact(64).enumerate() {
+        let mut rest = blocks.chunks_exact(64).enumerate();
+        // The first block: there is no block before it, so its rounds run
+        // no filter. Peeled off the loop: as a fourth arm of the loop's
+        // `match`, it made 8 KiB messages 7% slower (AMD EPYC Zen 4,
+        // 2026-12-05), for 5-7% on one- and two-block messages.
+        if let Some((_, block)) = rest.next() {
+            // `NOTHING` is what the filter's shares are handed; they do not
+            // read it.
+            let (wc, wp) = (base, &NOTHING as *const Expanded);
+            let abcd_save = abcd;
+            let e_save = e0;
+            // SAFETY: SSSE3 is enabled; the block is 64 bytes.
+            let mut m = unsafe { load_slots(block, bswap) };
+            let mut kill = $zero;
+            let mut g = [_mm_setzero_si128(); 4];
+            let mut e1 = _mm_setzero_si128();
+            dc_rounds!(abcd, e0, e1, m, kill, wp, wc, g, no_share, $per, none);
+            e0 = _mm_sha1nexte_epu32(e0, e_save);
+            abcd = _mm_add_epi32(abcd, abcd_save);
+            let _ = (e1, kill);
+            prev = Some(InFlight {
+                abcd_in: abcd_save,
+                e_in: e_save,
+                abcd_out: abcd,
+                e_out: e0,
+                g,
+            });
+        }
+        for (n, block) in rest {
             // SAFETY: the indices are below 3, inside `bufs`; the buffer of
-            // block n - 1 was written by it (before the first block, the
-            // filter reads `NOTHING`, and its verdict is dropped).
-            let (wc, wp) = unsafe {
-                let other = if n == 0 {
-                    &NOTHING as *const Expanded
-                } else {
-                    base.add((n + 2) % 3).cast_const()
-                };
-                (base.add(n % 3), other)
-            };
+            // block n - 1 (n >= 1 here) was written by it.
+            let (wc, wp) = unsafe { (base.add(n % 3), base.add((n + 2) % 3).cast_const()) };
             let abcd_save = abcd;
             let e_save = e0;
             // SAFETY: SSSE3 is enabled; the block is 64 bytes.
