@@ -661,6 +661,21 @@ fn digest_traits(b: Backend) -> TestResult {
             &sha1::digest_dc(data).digest,
         )?;
     }
+    // Every length up to 400 bytes: the one-shot copies messages under
+    // three blocks to the stack whole (one kernel call), longer ones go
+    // straight from the input, the rest padded on the stack.
+    let long = random_bytes(&mut r, 400);
+    for len in 0..=long.len() {
+        let out = sha1::digest_dc(&long[..len]);
+        if out.is_collision() || out.collisions != 0 {
+            return Err(format!("digest_dc, {len} bytes: {out:?}").into());
+        }
+        check_eq(
+            &format!("digest_dc, {len} bytes"),
+            &out.digest,
+            &sha1::digest(&long[..len]),
+        )?;
+    }
     if <Sha1Dc as OutputSizeUser>::output_size() != 20 {
         return Err("output size is not 20".into());
     }
