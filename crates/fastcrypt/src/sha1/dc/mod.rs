@@ -1107,25 +1107,36 @@ impl Sha1Dc {
         self.update_slice(data.as_ref());
     }
 
-    fn blocks(&mut self, blocks: &[u8]) {
-        let first = &mut self.first;
-        self.collisions += self.kernel.compress_dc(
-            &self.config,
-            &mut self.state,
-            self.compressed,
-            blocks,
-            &mut |c, _, _| {
-                first.get_or_insert(*c);
-            },
-        );
-        self.compressed += blocks.len() as u64;
+    /// The hasher's fields, borrowed apart: its buffer, and what
+    /// compressing blocks changes (which may then read from the buffer
+    /// in place; copying the 64-byte buffer out and back cost short
+    /// messages more than the rest of the hasher's bookkeeping).
+    fn parts(&mut self) -> (&mut [u8; BLOCK_LEN], &mut usize, Blocks<'_>) {
+        let Sha1Dc {
+            state,
+            compressed,
+            buf,
+            buf_len,
+            kernel,
+            config,
+            first,
+            collisions,
+            ..
+        } = self;
+        let b = Blocks {
+            kernel: *kernel,
+            config,
+            state,
+            compressed,
+            first,
+            collisions,
+        };
+        (buf, buf_len, b)
     }
 
     fn update_slice(&mut self, data: &[u8]) {
-        // The buffer travels by value so that `blocks` may borrow `self`.
-        let (mut buf, mut buf_len) = (self.buf, self.buf_len);
-        super::absorb(&mut buf, &mut buf_len, data, |blocks| self.blocks(blocks));
-        (self.buf, self.buf_len) = (buf, buf_len);
+        let (buf, buf_len, mut b) = self.parts();
+        super::absorb(buf, buf_len, data, |blocks| b.compress(blocks));
     }
 
     /// Pads, compresses the last block(s) (with detection, as the
@@ -1153,29 +1164,55 @@ impl Sha1Dc {
 
     fn finalize_inner(&mut self) -> DcDigest {
         let len = self.compressed + self.buf_len as u64;
+        let (buf, &mut n, mut b) = self.parts();
         // Pad in place, as `Sha1` does: when the length no longer fits,
         // the kernel gets this block and a second one from the stack. (A
         // zeroed 128-byte stack copy wiped with `zeroize` cost more than
         // the compression for short messages.)
-        let n = self.buf_len;
-        self.buf[n] = 0x80;
-        self.buf[n + 1..].fill(0);
+        buf[n] = 0x80;
+        buf[n + 1..].fill(0);
         let bits = len.wrapping_mul(8).to_be_bytes();
         if n < BLOCK_LEN - 8 {
-            self.buf[BLOCK_LEN - 8..].copy_from_slice(&bits);
-            let buf = self.buf;
-            self.blocks(&buf);
+            buf[BLOCK_LEN - 8..].copy_from_slice(&bits);
+            b.compress(buf);
         } else {
             let mut two = [0u8; 2 * BLOCK_LEN];
-            two[..BLOCK_LEN].copy_from_slice(&self.buf);
+            two[..BLOCK_LEN].copy_from_slice(buf);
             two[2 * BLOCK_LEN - 8..].copy_from_slice(&bits);
-            self.blocks(&two);
+            b.compress(&two);
         }
         DcDigest {
             digest: state_to_bytes(&self.state),
             collision: self.first,
             collisions: self.collisions,
         }
+    }
+}
+
+/// What compressing blocks changes in a [`Sha1Dc`], borrowed apart from
+/// its buffer.
+struct Blocks<'a> {
+    kernel: Kernel,
+    config: &'a DcConfig,
+    state: &'a mut [u32; 5],
+    compressed: &'a mut u64,
+    first: &'a mut Option<Collision>,
+    collisions: &'a mut u64,
+}
+
+impl Blocks<'_> {
+    fn compress(&mut self, blocks: &[u8]) {
+        let first = &mut *self.first;
+        *self.collisions += self.kernel.compress_dc(
+            self.config,
+            self.state,
+            *self.compressed,
+            blocks,
+            &mut |c, _, _| {
+                first.get_or_insert(*c);
+            },
+        );
+        *self.compressed += blocks.len() as u64;
     }
 }
 
