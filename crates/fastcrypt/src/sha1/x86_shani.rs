@@ -634,6 +634,32 @@ struct Pending {
     check: Check,
 }
 
+/// One block through the 20 round groups, from the chaining value in
+/// `$abcd`/`$e0` (both updated). `$rounds` runs the groups; it sees the
+/// block's schedule slots as `$m`, the saved round outputs as `$g` and
+/// the spare E register as `$e1`. Evaluates to the block in flight.
+macro_rules! dc_block {
+    ($block:ident, $bswap:ident, $abcd:ident, $e0:ident, |$m:ident, $g:ident, $e1:ident| $rounds:block) => {{
+        let abcd_save = $abcd;
+        let e_save = $e0;
+        // SAFETY: SSSE3 is enabled; the block is 64 bytes.
+        let mut $m = unsafe { load_slots($block, $bswap) };
+        let mut $g = [_mm_setzero_si128(); 4];
+        let mut $e1 = _mm_setzero_si128();
+        $rounds
+        $e0 = _mm_sha1nexte_epu32($e0, e_save);
+        $abcd = _mm_add_epi32($abcd, abcd_save);
+        let _ = $e1;
+        InFlight {
+            abcd_in: abcd_save,
+            e_in: e_save,
+            abcd_out: $abcd,
+            e_out: $e0,
+            g: $g,
+        }
+    }};
+}
+
 /// The body of the `compress_dc_*` entry points: `$steps`/`$finish`/
 /// `$zero` are one filter's step, finish and empty accumulator, `$per` how
 /// many of its steps run on every block, `$mask` its whole-block form,
@@ -675,60 +701,32 @@ macro_rules! dc_shani_loop {
             // `NOTHING` is what the filter's shares are handed; they do not
             // read it.
             let (wc, wp) = (base, &NOTHING as *const Expanded);
-            let abcd_save = abcd;
-            let e_save = e0;
-            // SAFETY: SSSE3 is enabled; the block is 64 bytes.
-            let mut m = unsafe { load_slots(block, bswap) };
             let mut kill = $zero;
-            let mut g = [_mm_setzero_si128(); 4];
-            let mut e1 = _mm_setzero_si128();
-            dc_rounds!(abcd, e0, e1, m, kill, wp, wc, g, no_share, $per, none);
-            e0 = _mm_sha1nexte_epu32(e0, e_save);
-            abcd = _mm_add_epi32(abcd, abcd_save);
-            let _ = (e1, kill);
-            prev = Some(InFlight {
-                abcd_in: abcd_save,
-                e_in: e_save,
-                abcd_out: abcd,
-                e_out: e0,
-                g,
-            });
+            prev = Some(dc_block!(block, bswap, abcd, e0, |m, g, e1| {
+                dc_rounds!(abcd, e0, e1, m, kill, wp, wc, g, no_share, $per, none);
+            }));
+            let _ = kill;
         }
         for (n, block) in rest {
             // SAFETY: the indices are below 3, inside `bufs`; the buffer of
             // block n - 1 (n >= 1 here) was written by it.
             let (wc, wp) = unsafe { (base.add(n % 3), base.add((n + 2) % 3).cast_const()) };
-            let abcd_save = abcd;
-            let e_save = e0;
-            // SAFETY: SSSE3 is enabled; the block is 64 bytes.
-            let mut m = unsafe { load_slots(block, bswap) };
             let mut kill = $zero;
-            let mut g = [_mm_setzero_si128(); 4];
-            let mut e1 = _mm_setzero_si128();
-            match pending {
-                None => {
-                    dc_rounds!(abcd, e0, e1, m, kill, wp, wc, g, $steps, $per, none);
-                }
-                Some(ref mut p) => {
-                    let c = &mut p.check;
-                    if dv_difference(p.d).1 == 58 {
-                        dc_rounds!(abcd, e0, e1, m, kill, wp, wc, g, $steps, $per, (58, c));
-                    } else {
-                        dc_rounds!(abcd, e0, e1, m, kill, wp, wc, g, $steps, $per, (65, c));
+            let cur = dc_block!(block, bswap, abcd, e0, |m, g, e1| {
+                match pending {
+                    None => {
+                        dc_rounds!(abcd, e0, e1, m, kill, wp, wc, g, $steps, $per, none);
+                    }
+                    Some(ref mut p) => {
+                        let c = &mut p.check;
+                        if dv_difference(p.d).1 == 58 {
+                            dc_rounds!(abcd, e0, e1, m, kill, wp, wc, g, $steps, $per, (58, c));
+                        } else {
+                            dc_rounds!(abcd, e0, e1, m, kill, wp, wc, g, $steps, $per, (65, c));
+                        }
                     }
                 }
-            }
-            e0 = _mm_sha1nexte_epu32(e0, e_save);
-            abcd = _mm_add_epi32(abcd, abcd_save);
-            let _ = e1;
-
-            let cur = InFlight {
-                abcd_in: abcd_save,
-                e_in: e_save,
-                abcd_out: abcd,
-                e_out: e0,
-                g,
-            };
+            });
             // The check of block n - 2 is done: stop only if it hit or
             // left DVs untested.
             if let Some(p) = pending.take() {
