@@ -15,8 +15,11 @@ need=()
 pkgs=(libssl-dev pkg-config valgrind binutils python3 gcc libc6-dev)
 i686_pkgs=(rustc-web cargo-web rust-web-src gcc-multilib libssl-dev:i386)
 [ "$(uname -m)" = x86_64 ] && pkgs+=("${i686_pkgs[@]}")
+# With libssl-dev:i386 beside the native one, a bare `dpkg -s libssl-dev`
+# fails as ambiguous: ask for the native architecture's too.
+native=$(dpkg --print-architecture 2>/dev/null || echo none)
 for pkg in "${pkgs[@]}"; do
-  dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+  dpkg -s "$pkg" >/dev/null 2>&1 || dpkg -s "$pkg:$native" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then
   sudo=""
@@ -25,7 +28,18 @@ if [ ${#need[@]} -gt 0 ]; then
   if [[ " ${need[*]} " == *":i386 "* ]] && ! dpkg --print-foreign-architectures | grep -qx i386; then
     $sudo dpkg --add-architecture i386
   fi
-  $sudo apt-get update -qq
+  # A mirror caught mid-sync fails `apt-get update` for a few minutes
+  # ("File has unexpected size ... Mirror sync in progress?"): retry, then
+  # go on with the lists apt has (the install below fails if it must).
+  for delay in 15 45 90 end; do
+    $sudo apt-get update -qq && break
+    if [ "$delay" = end ]; then
+      echo "setup: apt-get update kept failing; going on with the package lists apt has" >&2
+    else
+      echo "setup: apt-get update failed; retrying in ${delay}s" >&2
+      sleep "$delay"
+    fi
+  done
   # The i686 toolchain is Debian's (bookworm and later); where a release
   # lacks it, install the rest and let scripts/test.sh say the i686 step
   # cannot run.
