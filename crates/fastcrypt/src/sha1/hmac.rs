@@ -225,7 +225,8 @@ impl HmacSha1 {
         let h = &mut self.inner;
         let total = h.compressed + h.buf_len as u64;
         // The tail holds message bytes and padding, no key material.
-        let (tail, n) = super::padded_tail(&h.buf[..h.buf_len], total);
+        let mut tail = [0u8; 2 * BLOCK_LEN];
+        let n = super::padded_tail(&mut tail, &h.buf[..h.buf_len], total);
         h.kernel
             .hmac_finish(&mut h.state, &tail[..n], &self.outer_key)
     }
@@ -252,7 +253,8 @@ impl HmacSha1 {
             kernel.compress(&mut state, &data[..whole]);
         }
         let total = (BLOCK_LEN + data.len()) as u64;
-        let (tail, n) = super::padded_tail(&data[whole..], total);
+        let mut tail = [0u8; 2 * BLOCK_LEN];
+        let n = super::padded_tail(&mut tail, &data[whole..], total);
         let mut out = kernel.hmac_finish(&mut state, &tail[..n], &self.outer_key);
         let mac = state_to_bytes(&out);
         state.as_mut_slice().zeroize();

@@ -29,7 +29,7 @@ mod tables;
 #[cfg(fastcrypt_x86)]
 pub(crate) mod x86_filter;
 
-use super::{state_to_bytes, Backend, Kernel, BLOCK_LEN, DIGEST_LEN, IV};
+use super::{pad_final, padded_tail, state_to_bytes, Backend, Kernel, BLOCK_LEN, DIGEST_LEN, IV};
 use tables::UBC;
 
 /// The DVs (a static: the const in `tables.rs` is 10 KiB, which an
@@ -1165,22 +1165,7 @@ impl Sha1Dc {
     fn finalize_inner(&mut self) -> DcDigest {
         let len = self.compressed + self.buf_len as u64;
         let (buf, &mut n, mut b) = self.parts();
-        // Pad in place, as `Sha1` does: when the length no longer fits,
-        // the kernel gets this block and a second one from the stack. (A
-        // zeroed 128-byte stack copy wiped with `zeroize` cost more than
-        // the compression for short messages.)
-        buf[n] = 0x80;
-        buf[n + 1..].fill(0);
-        let bits = len.wrapping_mul(8).to_be_bytes();
-        if n < BLOCK_LEN - 8 {
-            buf[BLOCK_LEN - 8..].copy_from_slice(&bits);
-            b.compress(buf);
-        } else {
-            let mut two = [0u8; 2 * BLOCK_LEN];
-            two[..BLOCK_LEN].copy_from_slice(buf);
-            two[2 * BLOCK_LEN - 8..].copy_from_slice(&bits);
-            b.compress(&two);
-        }
+        pad_final(buf, n, len, |blocks| b.compress(blocks));
         DcDigest {
             digest: state_to_bytes(&self.state),
             collision: self.first,
@@ -1248,13 +1233,8 @@ pub fn digest_dc(data: &[u8]) -> DcDigest {
     if whole > 0 {
         collisions += kernel.compress_dc(&cfg, &mut state, 0, &data[..whole], &mut on);
     }
-    let rest = &data[whole..];
     let mut tail = [0u8; SHORT + BLOCK_LEN];
-    tail[..rest.len()].copy_from_slice(rest);
-    tail[rest.len()] = 0x80;
-    // The 0x80 byte and the 8-byte length, rounded up to whole blocks.
-    let n = (rest.len() + 8) / BLOCK_LEN * BLOCK_LEN + BLOCK_LEN;
-    tail[n - 8..n].copy_from_slice(&(data.len() as u64).wrapping_mul(8).to_be_bytes());
+    let n = padded_tail(&mut tail, &data[whole..], data.len() as u64);
     collisions += kernel.compress_dc(&cfg, &mut state, whole as u64, &tail[..n], &mut on);
     DcDigest {
         digest: state_to_bytes(&state),

@@ -39,7 +39,9 @@
 //! **SHA-1 is broken for collision resistance**; see [the module
 //! docs](crate::sha1).
 
-use super::{state_to_bytes, Collision, DcConfig, DcDigest, BLOCK_LEN, DIGEST_LEN, IV};
+use super::{
+    padded_tail, state_to_bytes, Collision, DcConfig, DcDigest, BLOCK_LEN, DIGEST_LEN, IV,
+};
 use alloc::vec::Vec;
 
 #[cfg(fastcrypt_x86)]
@@ -154,16 +156,8 @@ impl<'a> Lane<'a> {
         let msg = job.msg;
         let whole = msg.len() / BLOCK_LEN * BLOCK_LEN;
         let rest = &msg[whole..];
-        self.tail[..rest.len()].copy_from_slice(rest);
-        self.tail[rest.len()] = 0x80;
-        self.tail_end = if rest.len() < BLOCK_LEN - 8 {
-            BLOCK_LEN
-        } else {
-            2 * BLOCK_LEN
-        };
-        self.tail[rest.len() + 1..self.tail_end - 8].fill(0);
-        self.tail[self.tail_end - 8..self.tail_end]
-            .copy_from_slice(&(msg.len() as u64).wrapping_mul(8).to_be_bytes());
+        self.tail = [0; 2 * BLOCK_LEN];
+        self.tail_end = padded_tail(&mut self.tail, rest, msg.len() as u64);
         self.slot = job.slot;
         self.msg = msg;
         self.rest = &msg[job.done.min(whole)..whole];
