@@ -247,6 +247,9 @@ fn round_all<const N: usize>(
 /// ciphertext (zero-padded by the masks) and the lengths block hashed on
 /// top of `a` in `G` registers with one reduction (`G` = `N + 1` when the
 /// lengths block starts a register of its own, else `N`; at most 4).
+/// `pending`, the 16-block step's last chunk when its GHASH is still to
+/// do, is folded into `a` first, one register beside each of the first
+/// four rounds.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn tail<const OPEN: bool, const K: bool, const N: usize, const G: usize>(
@@ -521,16 +524,17 @@ unsafe fn crypt_k<const OPEN: bool, const K: bool, const NR: usize>(
     if let Some(p) = last {
         a = zclm::fold::<K, { 2 * STEP }>(t, hk, a, &p, 8 * STEP);
     }
-    let (y, c32, mut a, rem, mut last) = bulk::<OPEN, K, STEP>(t, &wk, nr, hk, y, c32, a, rest);
+    let (y, c32, mut a, rem, last) = bulk::<OPEN, K, STEP>(t, &wk, nr, hk, y, c32, a, rest);
     // Sealing, the last chunk's GHASH waits for its AES, and the tail runs
     // it beside its own rounds. Opening hashes input it had all along,
     // and there the handover measured 0.97-0.99x: it is folded here.
-    if OPEN {
-        if let Some(p) = last.take() {
-            a = zclm::fold::<K, STEP>(t, hk, a, &p, 4 * STEP);
+    let p = match &last {
+        Some(c) if OPEN => {
+            a = zclm::fold::<K, STEP>(t, hk, a, c, 4 * STEP);
+            None
         }
-    }
-    let p = last.as_ref();
+        other => other.as_ref(),
+    };
     let k = rem.len().div_ceil(16);
     match k.div_ceil(4) {
         0 => tail::<OPEN, K, 0, 1>(t, &wk, nr, hk, y, c32, a, p, j0, lengths, rem),
