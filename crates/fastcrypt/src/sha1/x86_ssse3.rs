@@ -44,8 +44,8 @@ use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
 use super::dc::{
-    after_block, step_from, x86_filter, DcConfig, Expanded, OnCollision, ScalarSteps, TestStates,
-    Verdict,
+    after_block, step_from, x86_batch, x86_batch::Batch, x86_filter, DcConfig, Expanded,
+    OnCollision, ScalarSteps, TestStates, Verdict,
 };
 use crate::cpu::{Avx2Token, Ssse3Token};
 
@@ -332,16 +332,14 @@ const PREFIX_AVX2: usize = x86_filter::AVX2_PREFIX;
 static NOTHING: Expanded = [0; 80];
 
 /// Acts on the filter verdict of block `$n`, whose chaining values were
-/// `$ihv_in` and `$ihv_out`. On a safe-hash rehash the blocks after it were
-/// compressed from a void chaining value: restart from the new one.
+/// `$ihv_in` and `$ihv_out`: a candidate joins `$batch`, after the
+/// candidates held are tested if it does not fit beside them.
 macro_rules! dc_verdict {
     ($n:expr, $mask:expr, $ihv_in:expr, $ihv_out:expr, $w:expr, $s56:expr, $s64:expr,
-     $cfg:ident, $state:ident, $offset:ident, $blocks:ident, $on:ident, $found:ident,
-     $again:ident) => {
+     $batch:ident, $hits:path, $cfg:ident, $state:ident, $offset:ident, $blocks:ident,
+     $on:ident, $found:ident, $again:ident) => {
         let mask: u32 = $mask;
         if mask != 0 {
-            let mut out: [u32; 5] = $ihv_out;
-            let off = $offset + ($n * 64) as u64;
             let w: &Expanded = $w;
             // The states before the DVs' test steps, from the ones the
             // rounds passed through: a few steps instead of 58 or 65.
@@ -349,28 +347,88 @@ macro_rules! dc_verdict {
                 s58: step_from(step_from($s56, 56, w), 57, w),
                 s65: step_from($s64, 64, w),
             };
-            let verdict = after_block(
-                $cfg,
-                off,
-                $ihv_in,
-                &mut out,
-                w,
-                mask,
-                Some(known),
-                &ScalarSteps,
-                $on,
-            );
-            act_on_verdict!(
-                verdict,
-                $n,
-                out,
-                $found,
-                $state,
-                $offset,
-                $blocks,
-                $on,
-                $again($cfg)
-            );
+            if !$batch.fits(mask) {
+                dc_flush!($batch, $hits, $cfg, $state, $offset, $blocks, $on, $found, $again);
+            }
+            if $batch.fits(mask) {
+                // SAFETY: the entry point this expands in enables SSE2.
+                unsafe { $batch.push($n, $ihv_in, $ihv_out, known, mask, w) };
+            } else {
+                // More vectors than lanes: this block alone, in order.
+                let mut out = $ihv_out;
+                let verdict = after_block(
+                    $cfg,
+                    $offset + ($n * 64) as u64,
+                    $ihv_in,
+                    &mut out,
+                    w,
+                    mask,
+                    Some(known),
+                    &ScalarSteps,
+                    $on,
+                );
+                act_on_verdict!(
+                    verdict,
+                    $n,
+                    out,
+                    $found,
+                    $state,
+                    $offset,
+                    $blocks,
+                    $on,
+                    $again($cfg)
+                );
+            }
+        }
+    };
+}
+
+/// Tests the candidates in `$batch` and acts on their verdicts in block
+/// order. The lanes ([`x86_batch`]) tell which may match; only those run
+/// the exact scalar check, as do all when the reduced-round test is on
+/// (the lanes do the full test only) or when fewer than
+/// [`x86_batch::MIN_LANES`] vectors are held. On a
+/// safe-hash rehash the blocks after the rehashed one were compressed
+/// from a void chaining value: restart from the new one.
+macro_rules! dc_flush {
+    ($batch:ident, $hits:path, $cfg:ident, $state:ident, $offset:ident, $blocks:ident,
+     $on:ident, $found:ident, $again:ident) => {
+        if $batch.lanes() > 0 {
+            let sel: u32 = if $batch.lanes() >= x86_batch::MIN_LANES && !$cfg.reduced_round {
+                // SAFETY: the entry point this expands in enables what
+                // the lanes use.
+                unsafe { $hits(&$batch) }
+            } else {
+                !0
+            };
+            for (j, c) in $batch.held().iter().enumerate() {
+                if sel >> j & 1 != 0 {
+                    let mut out = c.ihv_out;
+                    let verdict = after_block(
+                        $cfg,
+                        $offset + (c.block * 64) as u64,
+                        c.ihv_in,
+                        &mut out,
+                        &c.w,
+                        c.mask,
+                        Some(c.known),
+                        &ScalarSteps,
+                        $on,
+                    );
+                    act_on_verdict!(
+                        verdict,
+                        c.block,
+                        out,
+                        $found,
+                        $state,
+                        $offset,
+                        $blocks,
+                        $on,
+                        $again($cfg)
+                    );
+                }
+            }
+            $batch.clear();
         }
     };
 }
@@ -384,7 +442,7 @@ macro_rules! dc_verdict {
 macro_rules! dc_loop {
     ($cfg:ident, $state:ident, $offset:ident, $blocks:ident, $on:ident,
      $steps:ident, $per:ident, $zero:expr, $kreg:ident, $finish:ident, $mask:path,
-     $again:ident) => {{
+     $lanes:literal, $hits:path, $again:ident) => {{
         let (cfg, state, offset, blocks, on_collision) = ($cfg, $state, $offset, $blocks, $on);
         let n = blocks.len() / 64;
         if n == 0 {
@@ -424,6 +482,7 @@ macro_rules! dc_loop {
         store_raw!(w0, 12, x3);
 
         let mut found = 0;
+        let mut batch = Batch::<$lanes>::new();
         let mut prev_in = [0u32; 5];
         // The working states before rounds 56 and 64 of the last block.
         let (mut prev_s56, mut prev_s64) = ([0u32; 5], [0u32; 5]);
@@ -550,6 +609,8 @@ macro_rules! dc_loop {
                     w,
                     prev_s56,
                     prev_s64,
+                    batch,
+                    $hits,
                     cfg,
                     state,
                     offset,
@@ -579,6 +640,19 @@ macro_rules! dc_loop {
             w,
             prev_s56,
             prev_s64,
+            batch,
+            $hits,
+            cfg,
+            state,
+            offset,
+            blocks,
+            on_collision,
+            found,
+            $again
+        );
+        dc_flush!(
+            batch,
+            $hits,
             cfg,
             state,
             offset,
@@ -626,6 +700,8 @@ unsafe fn compress_dc_ssse3(
         xmm_reg,
         sse2_finish,
         x86_filter::ubc_mask_sse2,
+        4,
+        x86_batch::hits_sse2,
         compress_dc_ssse3
     )
 }
@@ -665,6 +741,8 @@ unsafe fn compress_dc_avx2_inner(
         ymm_reg,
         avx2_finish,
         x86_filter::ubc_mask_avx2,
+        8,
+        x86_batch::hits_avx2,
         compress_dc_avx2_inner
     )
 }

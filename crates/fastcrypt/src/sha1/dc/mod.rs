@@ -27,6 +27,8 @@
 mod tables;
 
 #[cfg(fastcrypt_x86)]
+pub(crate) mod x86_batch;
+#[cfg(fastcrypt_x86)]
 pub(crate) mod x86_filter;
 
 use super::{pad_final, padded_tail, state_to_bytes, Backend, Kernel, BLOCK_LEN, DIGEST_LEN, IV};
