@@ -6,8 +6,8 @@
 //! the core's integer ports rather than by latency, so no interleaving
 //! of scalar code makes it cheaper. The SSSE3 and AVX2 loops instead keep
 //! their candidates in a [`Batch`] and test them together in vector
-//! lanes ([`hits_avx2`], [`hits_sse2`]), which the rounds of those
-//! kernels leave mostly idle. Only a candidate with a lane whose full
+//! lanes ([`hits_avx2`], [`hits_sse2`]), which their rounds leave mostly
+//! idle. Only a candidate with a lane whose full
 //! test holds (a block of an attack) goes on to the exact scalar check,
 //! [`after_block`](super::after_block), which also does the reduced-round
 //! test, the safe hash and the callback.
@@ -18,7 +18,9 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
-use super::{Expanded, TestStates, DVS, K};
+use super::super::many::lanes::LaneVec;
+use super::super::many::lanes_dc::{eq5, forward};
+use super::{Expanded, TestStates, DVS};
 
 /// The fewest vectors worth a batch: below it, scalar recompressions
 /// are cheaper. On an AMD EPYC Zen 4 one scalar check took ~90 ns and a
@@ -127,166 +129,22 @@ impl<const L: usize> Batch<L> {
     }
 }
 
-/// The vector operations [`hits`] needs, on 32-bit lanes.
-trait Lanes: Copy {
-    /// The number of lanes.
-    const L: usize;
-    /// # Safety
-    /// `p` must be valid for reading `L` words; the CPU must have the
-    /// instructions.
-    unsafe fn load(p: *const u32) -> Self;
-    /// # Safety
-    /// The CPU must have the instructions (and so for every method).
-    unsafe fn splat(x: u32) -> Self;
-    unsafe fn add(self, y: Self) -> Self;
-    unsafe fn sub(self, y: Self) -> Self;
-    unsafe fn xor(self, y: Self) -> Self;
-    unsafe fn and(self, y: Self) -> Self;
-    unsafe fn or(self, y: Self) -> Self;
-    /// Rotates left by `N`; `M` must be `32 - N`.
-    unsafe fn rol<const N: i32, const M: i32>(self) -> Self;
-    /// Bit `l` set iff lane `l` of `self` and `y` are equal.
-    unsafe fn eq_bits(self, y: Self) -> u32;
-}
-
-impl Lanes for __m256i {
-    const L: usize = 8;
-    #[inline(always)]
-    unsafe fn load(p: *const u32) -> Self {
-        // SAFETY: as the caller guarantees.
-        unsafe { _mm256_loadu_si256(p.cast()) }
-    }
-    #[inline(always)]
-    unsafe fn splat(x: u32) -> Self {
-        // SAFETY: as the caller guarantees (and so below).
-        unsafe { _mm256_set1_epi32(x as i32) }
-    }
-    #[inline(always)]
-    unsafe fn add(self, y: Self) -> Self {
-        // SAFETY: see `splat`.
-        unsafe { _mm256_add_epi32(self, y) }
-    }
-    #[inline(always)]
-    unsafe fn sub(self, y: Self) -> Self {
-        // SAFETY: see `splat`.
-        unsafe { _mm256_sub_epi32(self, y) }
-    }
-    #[inline(always)]
-    unsafe fn xor(self, y: Self) -> Self {
-        // SAFETY: see `splat`.
-        unsafe { _mm256_xor_si256(self, y) }
-    }
-    #[inline(always)]
-    unsafe fn and(self, y: Self) -> Self {
-        // SAFETY: see `splat`.
-        unsafe { _mm256_and_si256(self, y) }
-    }
-    #[inline(always)]
-    unsafe fn or(self, y: Self) -> Self {
-        // SAFETY: see `splat`.
-        unsafe { _mm256_or_si256(self, y) }
-    }
-    #[inline(always)]
-    unsafe fn rol<const N: i32, const M: i32>(self) -> Self {
-        // SAFETY: see `splat`.
-        unsafe { _mm256_or_si256(_mm256_slli_epi32::<N>(self), _mm256_srli_epi32::<M>(self)) }
-    }
-    #[inline(always)]
-    unsafe fn eq_bits(self, y: Self) -> u32 {
-        // SAFETY: see `splat`.
-        unsafe { _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(self, y))) as u32 }
-    }
-}
-
-impl Lanes for __m128i {
-    const L: usize = 4;
-    #[inline(always)]
-    unsafe fn load(p: *const u32) -> Self {
-        // SAFETY: as the caller guarantees.
-        unsafe { _mm_loadu_si128(p.cast()) }
-    }
-    #[inline(always)]
-    unsafe fn splat(x: u32) -> Self {
-        // SAFETY: as the caller guarantees (and so below).
-        unsafe { _mm_set1_epi32(x as i32) }
-    }
-    #[inline(always)]
-    unsafe fn add(self, y: Self) -> Self {
-        // SAFETY: see `splat`.
-        unsafe { _mm_add_epi32(self, y) }
-    }
-    #[inline(always)]
-    unsafe fn sub(self, y: Self) -> Self {
-        // SAFETY: see `splat`.
-        unsafe { _mm_sub_epi32(self, y) }
-    }
-    #[inline(always)]
-    unsafe fn xor(self, y: Self) -> Self {
-        // SAFETY: see `splat`.
-        unsafe { _mm_xor_si128(self, y) }
-    }
-    #[inline(always)]
-    unsafe fn and(self, y: Self) -> Self {
-        // SAFETY: see `splat`.
-        unsafe { _mm_and_si128(self, y) }
-    }
-    #[inline(always)]
-    unsafe fn or(self, y: Self) -> Self {
-        // SAFETY: see `splat`.
-        unsafe { _mm_or_si128(self, y) }
-    }
-    #[inline(always)]
-    unsafe fn rol<const N: i32, const M: i32>(self) -> Self {
-        // SAFETY: see `splat`.
-        unsafe { _mm_or_si128(_mm_slli_epi32::<N>(self), _mm_srli_epi32::<M>(self)) }
-    }
-    #[inline(always)]
-    unsafe fn eq_bits(self, y: Self) -> u32 {
-        // SAFETY: see `splat`.
-        unsafe { _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(self, y))) as u32 }
-    }
-}
-
-/// SHA-1 steps `from..to` in every lane, one loop per round function.
-///
-/// # Safety
-///
-/// The CPU must have `V`'s instructions.
-#[inline(always)]
-unsafe fn steps<V: Lanes>(s: &mut [V; 5], w: &[V; 80], from: usize, to: usize) {
-    macro_rules! run {
-        ($lo:expr, $hi:expr, $k:expr, |$x:ident, $y:ident, $z:ident| $f:expr) => {
-            // SAFETY: the caller guarantees the instructions.
-            unsafe {
-                let k = V::splat($k);
-                for &wt in &w[from.clamp($lo, $hi)..to.clamp($lo, $hi)] {
-                    let [a, b, c, d, e] = *s;
-                    let ($x, $y, $z) = (b, c, d);
-                    let n = a.rol::<5, 27>().add($f).add(e.add(k).add(wt));
-                    *s = [n, a, b.rol::<30, 2>(), c, d];
-                }
-            }
-        };
-    }
-    run!(0, 20, K[0], |x, y, z| z.xor(x.and(y.xor(z))));
-    run!(20, 40, K[1], |x, y, z| x.xor(y).xor(z));
-    run!(40, 60, K[2], |x, y, z| x.and(y).or(z.and(x.xor(y))));
-    run!(60, 80, K[3], |x, y, z| x.xor(y).xor(z));
-}
-
 /// Which held candidates have a vector whose full test holds (bit `j`:
 /// candidate `j`), the test of [`Forward::full_test`](super::Forward):
 /// with `F2` the steps `tt..80` of `m2` from the state `st` before the
 /// test step `tt`, the steps `0..tt` of `m2` from `ihv_out - F2` must
 /// reach `st`. A candidate with no bit set is clean; one with a bit set
-/// needs [`after_block`](super::after_block).
+/// needs [`after_block`](super::after_block). The multi-buffer kernels'
+/// test (`many::lanes_dc`) with its vector steps, except that one batch
+/// holds both test steps: a one-stream call has too few candidates to
+/// fill a batch per step.
 ///
 /// # Safety
 ///
-/// The CPU must have `V`'s instructions, and `L` must be `V::L`.
+/// The CPU must have `V`'s instructions, and `L` must be `V::LANES`.
 #[inline(always)]
-unsafe fn hits<V: Lanes, const L: usize>(batch: &Batch<L>) -> u32 {
-    debug_assert_eq!(L, V::L);
+unsafe fn hits<V: LaneVec, const L: usize>(batch: &Batch<L>) -> u32 {
+    debug_assert_eq!(L, V::LANES);
     // Lane `l` tests vector `dv[l]` of candidate `owner[l]`. Lanes past
     // `used` test zeros, and their answers are dropped.
     let mut w16 = [[0u32; L]; 16];
@@ -317,43 +175,31 @@ unsafe fn hits<V: Lanes, const L: usize>(batch: &Batch<L>) -> u32 {
             used += 1;
         }
     }
-    // SAFETY: every pointer is to an array of `L` words, and the caller
-    // guarantees the instructions.
+    // SAFETY: the caller guarantees the instructions.
     unsafe {
         // The other message, `m2 = w ^ dm`, follows SHA-1's message
         // expansion as both `w` and `dm` do: expand it from 16 words.
         let mut m2 = [V::splat(0); 80];
         for t in 0..16 {
-            m2[t] = V::load(w16[t].as_ptr());
+            m2[t] = V::load(&w16[t]);
         }
         for t in 16..80 {
-            m2[t] = m2[t - 3]
-                .xor(m2[t - 8])
-                .xor(m2[t - 14])
-                .xor(m2[t - 16])
-                .rol::<1, 31>();
+            m2[t] = m2[t - 3].xor4(m2[t - 8], m2[t - 14], m2[t - 16]).rol1();
         }
-        let st: [V; 5] = core::array::from_fn(|i| V::load(st[i].as_ptr()));
-        let late = V::load(late.as_ptr());
+        let st: [V; 5] = core::array::from_fn(|i| V::load(&st[i]));
+        let late_v = V::load(&late);
         // Steps 58..80 from each lane's test state; the lanes tested at
-        // step 65 take theirs there.
-        let mut s = st;
-        steps(&mut s, &m2, 58, 65);
-        for i in 0..5 {
-            s[i] = s[i].xor(s[i].xor(st[i]).and(late));
-        }
-        steps(&mut s, &m2, 65, 80);
+        // step 65 take theirs there (`ch` selects by the mask).
+        let s = forward(st, &m2, 58, 65);
+        let s: [V; 5] = core::array::from_fn(|i| V::ch(late_v, st[i], s[i]));
+        let f2 = forward(s, &m2, 65, 80);
         // The other block's input, and the steps from it to the test.
-        for i in 0..5 {
-            s[i] = V::load(out[i].as_ptr()).sub(s[i]);
-        }
-        steps(&mut s, &m2, 0, 58);
-        let all = |s: &[V; 5]| (0..5).fold(!0u32, |m, i| m & s[i].eq_bits(st[i]));
-        let late_bits = late.eq_bits(V::splat(!0));
-        let mut lanes = all(&s) & !late_bits;
+        let x: [V; 5] = core::array::from_fn(|i| V::load(&out[i]).sub(f2[i]));
+        let late_bits = late_v.eq_lanes(V::splat(!0));
+        let s = forward(x, &m2, 0, 58);
+        let mut lanes = eq5(s, st) & !late_bits;
         if late_bits != 0 {
-            steps(&mut s, &m2, 58, 65);
-            lanes |= all(&s) & late_bits;
+            lanes |= eq5(forward(s, &m2, 58, 65), st) & late_bits;
         }
         lanes &= (1u32 << used) - 1;
         let mut cands = 0;
@@ -370,9 +216,10 @@ unsafe fn hits<V: Lanes, const L: usize>(batch: &Batch<L>) -> u32 {
 /// # Safety
 ///
 /// The CPU must have AVX2.
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx,avx2")]
 pub(crate) unsafe fn hits_avx2(batch: &Batch<8>) -> u32 {
-    // SAFETY: the caller guarantees AVX2.
+    // SAFETY: the caller guarantees AVX2, which `__m256i`'s lane
+    // operations use.
     unsafe { hits::<__m256i, 8>(batch) }
 }
 
@@ -383,7 +230,8 @@ pub(crate) unsafe fn hits_avx2(batch: &Batch<8>) -> u32 {
 /// The CPU must have SSE2.
 #[target_feature(enable = "sse2")]
 pub(crate) unsafe fn hits_sse2(batch: &Batch<4>) -> u32 {
-    // SAFETY: the caller guarantees SSE2.
+    // SAFETY: the caller guarantees SSE2, which `__m128i`'s lane
+    // operations use.
     unsafe { hits::<__m128i, 4>(batch) }
 }
 

@@ -10,7 +10,7 @@
 /// method is `unsafe`: it emits instructions of the implementing kernel's
 /// target features, so only that kernel's entry point (which enables
 /// them) may call it.
-pub(super) trait LaneVec: Copy {
+pub(crate) trait LaneVec: Copy {
     /// How many 32-bit lanes a vector has.
     const LANES: usize;
     /// The first [`LANES`](Self::LANES) words of `p` (which has at least

@@ -45,7 +45,7 @@ const MAX: usize = 16;
 /// Candidates waiting for their test, all with the same test step: lane
 /// `c` of each array is candidate `c` (words in lanes, as the test's
 /// vectors load them).
-pub(super) struct Batch {
+pub(crate) struct Batch {
     len: usize,
     /// The other block's message words 0..16: `W ^ DM` (the test expands
     /// the rest on vectors; the expansion is linear, so it is `W ^ DM` at
@@ -169,7 +169,7 @@ impl<V: LaneVec> Keep<V> for DcKeep<V> {
 ///
 /// As [`compress_block`].
 #[inline(always)]
-unsafe fn forward<V: LaneVec>(s: [V; 5], m: &[V; 80], from: usize, to: usize) -> [V; 5] {
+pub(crate) unsafe fn forward<V: LaneVec>(s: [V; 5], m: &[V; 80], from: usize, to: usize) -> [V; 5] {
     // SAFETY: the caller's entry point enables `V`'s features.
     unsafe {
         let [mut a, mut b, mut c, mut d, mut e] = s;
@@ -196,7 +196,7 @@ unsafe fn forward<V: LaneVec>(s: [V; 5], m: &[V; 80], from: usize, to: usize) ->
 ///
 /// As [`compress_block`].
 #[inline(always)]
-unsafe fn eq5<V: LaneVec>(x: [V; 5], y: [V; 5]) -> u32 {
+pub(crate) unsafe fn eq5<V: LaneVec>(x: [V; 5], y: [V; 5]) -> u32 {
     // SAFETY: the caller's entry point enables `V`'s features.
     unsafe {
         x[0].eq_lanes(y[0])

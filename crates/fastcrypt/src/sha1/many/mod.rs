@@ -45,13 +45,15 @@ use super::{
 use alloc::vec::Vec;
 
 #[cfg(fastcrypt_x86)]
-mod lanes;
+pub(crate) mod lanes;
 #[cfg(fastcrypt_x86)]
-mod lanes_dc;
+pub(crate) mod lanes_dc;
 #[cfg(fastcrypt_x86)]
 mod x86_avx2;
 #[cfg(fastcrypt_x86)]
 mod x86_avx512;
+#[cfg(fastcrypt_x86)]
+mod x86_sse2;
 
 pub(crate) mod pbkdf2;
 pub use pbkdf2::pbkdf2_hmac_sha1_many;
