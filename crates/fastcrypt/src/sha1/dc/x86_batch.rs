@@ -7,8 +7,8 @@
 //! of scalar code makes it cheaper. The SSSE3 and AVX2 loops instead keep
 //! their candidates in a [`Batch`] and test them together in vector
 //! lanes ([`hits_avx2`], [`hits_sse2`]), which their rounds leave mostly
-//! idle. Only a candidate with a lane whose full
-//! test holds (a block of an attack) goes on to the exact scalar check,
+//! idle. Only a candidate with a lane whose full test holds (a block of
+//! an attack) goes on to the exact scalar check,
 //! [`after_block`](super::after_block), which also does the reduced-round
 //! test, the safe hash and the callback.
 
@@ -130,8 +130,8 @@ impl<const L: usize> Batch<L> {
 }
 
 /// Which held candidates have a vector whose full test holds (bit `j`:
-/// candidate `j`), the test of [`Forward::full_test`](super::Forward):
-/// with `F2` the steps `tt..80` of `m2` from the state `st` before the
+/// candidate `j`), the reference's test in its forward-only form (see
+/// `check_block`): with `F2` the steps `tt..80` of `m2` from the state `st` before the
 /// test step `tt`, the steps `0..tt` of `m2` from `ihv_out - F2` must
 /// reach `st`. A candidate with no bit set is clean; one with a bit set
 /// needs [`after_block`](super::after_block). The multi-buffer kernels'
