@@ -387,9 +387,11 @@ macro_rules! dc_verdict {
 /// order. The lanes ([`x86_batch`]) tell which may match; only those run
 /// the exact scalar check, as do all when the reduced-round test is on
 /// (the lanes do the full test only) or when fewer than
-/// [`x86_batch::MIN_LANES`] vectors are held. On a
-/// safe-hash rehash the blocks after the rehashed one were compressed
-/// from a void chaining value: restart from the new one.
+/// [`x86_batch::MIN_LANES`] vectors are held. On a safe-hash rehash the
+/// blocks after the rehashed one were compressed from a void chaining
+/// value: restart from the new one. That redoes at most the blocks since
+/// the batch's first candidate (some 160 of random data for eight lanes),
+/// and only for attack data.
 macro_rules! dc_flush {
     ($batch:ident, $hits:path, $cfg:ident, $state:ident, $offset:ident, $blocks:ident,
      $on:ident, $found:ident, $again:ident) => {
