@@ -335,6 +335,38 @@ const PREFIX_AVX2: usize = x86_filter::AVX2_PREFIX;
 /// What the first block's rounds filter: there is no block before.
 static NOTHING: Expanded = [0; 80];
 
+/// The exact scalar check of candidate block `$n` and the action on its
+/// verdict: count a detection, and after a safe-hash rehash restart from
+/// the next block (see `act_on_verdict`).
+macro_rules! dc_check {
+    ($n:expr, $ihv_in:expr, $ihv_out:expr, $w:expr, $mask:expr, $known:expr, $cfg:ident,
+     $state:ident, $offset:ident, $blocks:ident, $on:ident, $found:ident, $again:ident) => {
+        let mut out: [u32; 5] = $ihv_out;
+        let verdict = after_block(
+            $cfg,
+            $offset + ($n * 64) as u64,
+            $ihv_in,
+            &mut out,
+            $w,
+            $mask,
+            Some($known),
+            &ScalarSteps,
+            $on,
+        );
+        act_on_verdict!(
+            verdict,
+            $n,
+            out,
+            $found,
+            $state,
+            $offset,
+            $blocks,
+            $on,
+            $again($cfg)
+        );
+    };
+}
+
 /// Acts on the filter verdict of block `$n`, whose chaining values were
 /// `$ihv_in` and `$ihv_out`: a candidate joins `$batch`, after the
 /// candidates held are tested if it does not fit beside them.
@@ -359,28 +391,9 @@ macro_rules! dc_verdict {
                 unsafe { $batch.push($n, $ihv_in, $ihv_out, known, mask, w) };
             } else {
                 // More vectors than lanes: this block alone, in order.
-                let mut out = $ihv_out;
-                let verdict = after_block(
-                    $cfg,
-                    $offset + ($n * 64) as u64,
-                    $ihv_in,
-                    &mut out,
-                    w,
-                    mask,
-                    Some(known),
-                    &ScalarSteps,
-                    $on,
-                );
-                act_on_verdict!(
-                    verdict,
-                    $n,
-                    out,
-                    $found,
-                    $state,
-                    $offset,
-                    $blocks,
-                    $on,
-                    $again($cfg)
+                dc_check!(
+                    $n, $ihv_in, $ihv_out, w, mask, known, $cfg, $state, $offset, $blocks, $on,
+                    $found, $again
                 );
             }
         }
@@ -409,28 +422,9 @@ macro_rules! dc_flush {
             };
             for (j, c) in $batch.held().iter().enumerate() {
                 if sel >> j & 1 != 0 {
-                    let mut out = c.ihv_out;
-                    let verdict = after_block(
-                        $cfg,
-                        $offset + (c.block * 64) as u64,
-                        c.ihv_in,
-                        &mut out,
-                        &c.w,
-                        c.mask,
-                        Some(c.known),
-                        &ScalarSteps,
-                        $on,
-                    );
-                    act_on_verdict!(
-                        verdict,
-                        c.block,
-                        out,
-                        $found,
-                        $state,
-                        $offset,
-                        $blocks,
-                        $on,
-                        $again($cfg)
+                    dc_check!(
+                        c.block, c.ihv_in, c.ihv_out, &c.w, c.mask, c.known, $cfg, $state, $offset,
+                        $blocks, $on, $found, $again
                     );
                 }
             }
