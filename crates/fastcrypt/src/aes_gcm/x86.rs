@@ -106,13 +106,6 @@ impl<T: Kernel> GcmEngine for Engine<T> {
     }
 }
 
-/// 16 bytes of 0xff then 16 of zeros: 16 bytes loaded from offset
-/// `16 - r` keep the first `r` bytes of a block (`r` is a public length).
-static KEEP: [u8; 32] = [
-    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-];
-
 /// AAD of at most this many bytes is hashed in the tail's batch when the
 /// whole message goes through the tail (under 128 bytes): TLS records (5
 /// or 13 bytes of AAD), QUIC packets (their header) and RPC frames then
@@ -195,7 +188,7 @@ pub(super) fn crypt_tail<const OPEN: bool>(
             let mut part = [[0u8; 16]];
             _mm_storeu_si128(part.as_mut_ptr().cast(), o);
             rem[16 * full..].copy_from_slice(&part[0][..r]);
-            let keep = _mm_loadu_si128(KEEP.as_ptr().add(16 - r).cast());
+            let keep = _mm_loadu_si128(super::KEEP.as_ptr().add(16 - r).cast());
             g.push(t, hk, if OPEN { d } else { _mm_and_si128(o, keep) });
             wipe(t, &mut part);
         }
