@@ -5,13 +5,16 @@
 //! overlapped with GHASH of ciphertext blocks n-16..n-1 (one reduction per
 //! 16 blocks, H^16..H^1 precomputed). The last < 16 blocks go through the
 //! 128-bit bodies of [`super::x86`], which this token also proves.
+//! Messages under 128 bytes (with at most 256 bytes of AAD) skip the
+//! loop's set-up: one batch of AES pairs with constant round count
+//! (`short_k`).
 
 #[cfg(target_arch = "x86")]
 use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use super::x86::{self, Keys};
+use super::x86::{self, by_rounds, Keys};
 use crate::aes::x86_aesni as ni;
 use crate::aes::RoundKeys;
 use crate::cpu::VaesToken;
@@ -49,10 +52,41 @@ pub(super) fn crypt_with<const OPEN: bool>(
     aad: &[u8],
     buf: &mut [u8],
 ) -> [u8; 16] {
+    if buf.len() < 128 && aad.len() <= x86::TAIL_AAD {
+        // SAFETY: the token proves VAES, VPCLMULQDQ, AVX2 with OS-saved
+        // YMM state, AES-NI, PCLMULQDQ, SSSE3 and SSE4.1.
+        return unsafe { by_rounds!(rk.rounds, short_k::<OPEN>(t, rk, hk, j0, aad, buf)) };
+    }
     let c32 = x86::ctr32(j0);
-    // SAFETY: the token proves VAES, VPCLMULQDQ, AVX2 with OS-saved YMM
-    // state, AES-NI, PCLMULQDQ, SSSE3 and SSE4.1.
+    // SAFETY: as above.
     unsafe { crypt_k::<OPEN>(t, rk, hk, j0, c32, aad, buf) }
+}
+
+/// A message under 128 bytes with short AAD: its whole pass is
+/// [`crypt_final_wide`]'s batch. Apart from [`crypt_k`] because there
+/// the round count is a run-time value (see there), so the broadcast round
+/// keys are an array indexed in a loop, which lives on the stack: each
+/// call stored all 15 and loaded them back. Here `NR` is a constant and
+/// the rounds unroll, so the keys stay in registers. Measured on an AMD
+/// EPYC Zen 4 (2026-12-05, speed lab runs before and after, AES-128):
+/// 16-byte seal 26.6-27.5 -> 22.2-22.5 ns, open 31.5 -> 21.3-21.4 ns;
+/// 64 bytes 33.2 -> 29.7 and 36.4-36.9 -> 27.6-27.8 ns.
+#[target_feature(enable = "vaes,vpclmulqdq,avx2,aes,pclmulqdq,ssse3,sse4.1")]
+unsafe fn short_k<const OPEN: bool, const NR: usize>(
+    t: VaesToken,
+    rk: &RoundKeys,
+    hk: &ClmulKey,
+    j0: u128,
+    aad: &[u8],
+    buf: &mut [u8],
+) -> [u8; 16] {
+    debug_assert_eq!(rk.rounds, NR);
+    let wk = wide_keys(t, &ni::load_keys(t, rk));
+    let (a, tail_aad) = x86::start_aad(t, hk, aad, buf.len());
+    let j0 = x86::j0_vec(t, j0);
+    let y = _mm_add_epi32(x86::ctr_from(t, j0), _mm_set_epi32(0, 0, 0, 1));
+    let lengths = x86::lengths_vec(t, aad.len(), buf.len());
+    crypt_final_wide::<OPEN>(t, &wk, NR, hk, y, a, tail_aad, j0, lengths, buf)
 }
 
 /// Round keys broadcast to both lanes.
