@@ -365,12 +365,12 @@ pub(super) fn j0_vec(_t: impl GcmToken, j0: u128) -> __m128i {
     unsafe { _mm_set_epi64x((j0 >> 64) as u64 as i64, j0 as u64 as i64) }
 }
 
-/// The counter block from J0 in a register, byte-reversed (inc32 = add
-/// to dword 0).
+/// inc32(J0), the first message block's counter, byte-reversed (so inc32
+/// is an add to dword 0), from J0 in a register.
 #[inline(always)]
-pub(super) fn ctr_from(t: impl GcmToken, j0: __m128i) -> __m128i {
+pub(super) fn first_ctr(t: impl GcmToken, j0: __m128i) -> __m128i {
     // SAFETY: the token proves SSSE3.
-    unsafe { _mm_shuffle_epi8(j0, rev_mask(t)) }
+    unsafe { _mm_add_epi32(_mm_shuffle_epi8(j0, rev_mask(t)), _mm_set_epi32(0, 0, 0, 1)) }
 }
 
 /// The counter's low word as a scalar: J0's last four bytes, big-endian,

@@ -129,8 +129,7 @@ unsafe fn crypt_k<const OPEN: bool, const NR: usize>(
     // A short message's AAD is hashed in the tail's batch.
     let (mut a, tail_aad) = x86::start_aad(t, hk, aad, buf.len());
     let j0 = x86::j0_vec(t, j0);
-    let mut y = x86::ctr_from(t, j0);
-    y = _mm_add_epi32(y, _mm_set_epi32(0, 0, 0, 1));
+    let mut y = x86::first_ctr(t, j0);
     let lengths = x86::lengths_vec(t, aad.len(), buf.len());
     let rem = x86::crypt_chunks8::<OPEN, _>(t, &keys, NR, hk, &mut y, &mut a, buf);
     crypt_final::<OPEN, _>(t, &keys, NR, hk, &mut y, a, tail_aad, j0, lengths, rem)

@@ -517,8 +517,7 @@ unsafe fn crypt_k<const OPEN: bool, const K: bool, const NR: usize>(
         unsafe { absorb_long::<K>(t, hk, aad) }
     };
     let j0 = x86::j0_vec(t, j0);
-    let mut y = x86::ctr_from(t, j0);
-    y = _mm_add_epi32(y, _mm_set_epi32(0, 0, 0, 1));
+    let y = x86::first_ctr(t, j0);
     let lengths = x86::lengths_vec(t, aad.len(), buf.len());
     let (y, c32, mut a, rest, last) = bulk::<OPEN, K, { 2 * STEP }>(t, &wk, nr, hk, y, c32, a, buf);
     if let Some(p) = last {

@@ -84,7 +84,7 @@ unsafe fn short_k<const OPEN: bool, const NR: usize>(
     let wk = wide_keys(t, &ni::load_keys(t, rk));
     let (a, tail_aad) = x86::start_aad(t, hk, aad, buf.len());
     let j0 = x86::j0_vec(t, j0);
-    let y = _mm_add_epi32(x86::ctr_from(t, j0), _mm_set_epi32(0, 0, 0, 1));
+    let y = x86::first_ctr(t, j0);
     let lengths = x86::lengths_vec(t, aad.len(), buf.len());
     crypt_final_wide::<OPEN>(t, &wk, NR, hk, y, a, tail_aad, j0, lengths, buf)
 }
@@ -390,8 +390,7 @@ unsafe fn crypt_k<const OPEN: bool>(
     // A short message's AAD is hashed in the tail's batch.
     let (mut a, tail_aad) = x86::start_aad(t, hk, aad, buf.len());
     let j0 = x86::j0_vec(t, j0);
-    let mut y = x86::ctr_from(t, j0);
-    y = _mm_add_epi32(y, _mm_set_epi32(0, 0, 0, 1));
+    let mut y = x86::first_ctr(t, j0);
     let lengths = x86::lengths_vec(t, aad.len(), buf.len());
     let mut chunks = buf.chunks_exact_mut(256);
     if OPEN {
