@@ -288,6 +288,10 @@ const PREFIX: usize = 36;
 /// class, 2026-12-02) over 8 MiB of random data hashed as distinct
 /// 8 KiB and 1 MiB messages, detection / plain, medians of 21-41 paired
 /// rounds: 16 steps 0.60x, 20 0.63-0.64x, 24 0.66-0.67x, 28 0.65-0.66x.
+/// Again on 2026-12-05 (family 6, model 167; the speed lab's detection
+/// and plain rows of one run, 8 KiB / 1 MiB, medians of 7 runs): 16
+/// steps 0.67 / 0.68x, 20 0.72 / 0.73x, 24 0.75 / 0.77x, 28 0.76 /
+/// 0.77x, 32 0.74 / 0.77x.
 const PREFIX_SLOW_MSG2: usize = 24;
 
 /// Group `$k` of a [`Check`] running beside the rounds (`none`: no check).
@@ -888,7 +892,8 @@ unsafe fn compress_dc_avx<const ALU: bool, const P: usize>(
 /// AVX2 whole-block filter, which LLVM gave ymm16 (and `vzeroupper`
 /// leaves ymm16-31 alone), the kernel ran 100 times slower on that
 /// Xeon; a bare `sha1rnds4` chain ran 1.8x slower there after a write to
-/// ymm16. Hence the SSE2 whole-block filter here.
+/// ymm16. Hence the SSE2 whole-block filter here
+/// ([`x86_filter::ubc_mask_sse2_evex`], with a prefix of its own).
 #[allow(unused_assignments)]
 #[target_feature(enable = "sha,ssse3,sse4.1,avx,avx2,avx512f,avx512vl")]
 unsafe fn compress_dc_evex<const ALU: bool, const P: usize>(
@@ -910,7 +915,7 @@ unsafe fn compress_dc_evex<const ALU: bool, const P: usize>(
         sse2_finish,
         _mm_setzero_si128(),
         P,
-        x86_filter::ubc_mask_sse2,
+        x86_filter::ubc_mask_sse2_evex,
         compress_dc_evex
     )
 }
