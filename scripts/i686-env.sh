@@ -17,6 +17,9 @@ CARGO=/usr/bin/cargo
 [ -x "$RUSTC" ] && [ -x "$CARGO" ] ||
   i686_fail "Debian's rustc-web/cargo-web are not installed (scripts/setup.sh installs them)"
 i686_rustc_ver=$("$RUSTC" -V | cut -d' ' -f2)
+i686_want=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)
+[ "$(printf '%s\n%s\n' "$i686_rustc_ver" "$i686_want" | sort -V | head -n1)" = "$i686_want" ] ||
+  i686_fail "Debian's rustc-web is $i686_rustc_ver, older than the workspace's rust-version $i686_want (scripts/setup.sh installs the newest the package lists offer; if apt-get update failed there, run it again)"
 [ -d "/usr/src/rustc-$i686_rustc_ver/library" ] ||
   i686_fail "no std sources for rustc $i686_rustc_ver in /usr/src/rustc-$i686_rustc_ver (package rust-web-src, same version as rustc-web)"
 command -v i686-linux-gnu-gcc >/dev/null 2>&1 || gcc -m32 -E -x c /dev/null >/dev/null 2>&1 ||

@@ -62,6 +62,44 @@ if [ ${#need[@]} -gt 0 ]; then
   [ ${#tool[@]} -eq 0 ] || $sudo apt-get install -y -qq --no-install-recommends "${tool[@]}" >/dev/null
   [ ${#need[@]} -eq 0 ] || echo "setup: installed ${need[*]}"
 fi
+# Debian's rustc-web must be at least the workspace's rust-version, or
+# scripts/test-i686.sh cannot build. Its updates come through
+# bookworm-security, and when one of that suite's index files is caught
+# mid-sync apt keeps the suite's old lists whole: seen 2026-12-05, the
+# suite's i386 index failing, rustc-web 1.96 in the mirror and 1.85 the
+# candidate. The toolchain's packages are amd64 and arch-independent
+# ones, so the lists are fetched again for amd64 alone, then (for a few
+# minutes) whole, before giving up (test-i686.sh then names the problem).
+want=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' "$(dirname "$0")/../Cargo.toml")
+# version_ge A B: A >= B.
+version_ge() { [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -n1)" = "$2" ]; }
+web_ver() { /usr/bin/rustc -V 2>/dev/null | cut -d' ' -f2; }
+if [ "$(uname -m)" = x86_64 ] && [ -x /usr/bin/rustc ] && ! version_ge "$(web_ver)" "$want"; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  for delay in 0 30 60 120 240 end; do
+    if [ "$delay" = 0 ]; then
+      $sudo apt-get update -qq -o APT::Architectures=amd64 || true
+    fi
+    cand=$(apt-cache policy rustc-web 2>/dev/null | sed -n 's/^ *Candidate: \([0-9.]*\).*/\1/p')
+    if [ -n "$cand" ] && version_ge "$cand" "$want"; then
+      $sudo apt-get install -y -qq --no-install-recommends rustc-web cargo-web rust-web-src >/dev/null
+      echo "setup: rustc-web $(web_ver) installed"
+      break
+    fi
+    if [ "$delay" = end ]; then
+      echo "setup: Debian's rustc-web is $(web_ver) (candidate ${cand:-none}), older than the workspace's rust-version $want: the i686 tests cannot build" >&2
+      break
+    fi
+    [ "$delay" = 0 ] && continue
+    echo "setup: rustc-web $(web_ver), candidate ${cand:-none}, needs $want: updating the package lists again in ${delay}s" >&2
+    sleep "$delay"
+    $sudo apt-get update -qq || true
+  done
+  # Every architecture's lists back for later installs.
+  $sudo apt-get update -qq || true
+fi
 if ! command -v cargo >/dev/null 2>&1; then
   echo "setup: cargo not found; install Rust with rustup (https://rustup.rs), stable $(sed -n 's/^rust-version = "\(.*\)"/\1/p' "$(dirname "$0")/../Cargo.toml") or later" >&2
   exit 1
