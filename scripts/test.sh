@@ -24,7 +24,10 @@
 #     AES-GCM seal/open, tag compare, GHASH, SHA-1 and HMAC on every backend
 #     valgrind can run, each family with leaky twins that must be flagged;
 #     then the static listing of the SIMD kernels (scripts/ct-static.sh):
-#     no branch or address derived from a secret register;
+#     no branch or address derived from a secret register; and the SHA-NI
+#     kernels' machine code: no zmm or ymm16-31, and ymm only with
+#     vzeroupper, beside the legacy-SSE SHA instructions
+#     (scripts/sse-only.sh);
 #  8. the fuzz smoke: every fuzz target 15 s from its seeds in fuzz/seeds
 #     (no sanitizer, debug assertions on); any crash fails.
 set -euo pipefail
@@ -147,6 +150,13 @@ scripts/ct-check.sh --release --aes-soft
 
 step "static constant-time check of the SIMD kernels valgrind cannot run"
 scripts/ct-static.sh
+
+step "SHA-NI kernels: no upper vector state beside legacy-SSE code (scripts/sse-only.sh)"
+if [ "$(uname -m)" != x86_64 ]; then
+  echo "skipped: x86-64 machine code only"
+else
+  scripts/sse-only.sh
+fi
 step "fuzz smoke: every target 15 s from fuzz/seeds (scripts/fuzz.sh --smoke)"
 scripts/fuzz.sh --smoke 15
 
