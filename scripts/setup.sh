@@ -11,6 +11,11 @@
 # added to dpkg; apt keeps the amd64 and i386 OpenSSL at one version).
 set -euo pipefail
 need=()
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+# The workspace's minimum Rust, for rustup's toolchain and Debian's
+# rustc-web (the i686 build) alike.
+want=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' "$(dirname "$0")/../Cargo.toml")
 # gcc: the C library's tests compile C programs with `cc`.
 pkgs=(libssl-dev pkg-config valgrind binutils python3 gcc libc6-dev)
 i686_pkgs=(rustc-web cargo-web rust-web-src gcc-multilib libssl-dev:i386)
@@ -22,8 +27,6 @@ for pkg in "${pkgs[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || dpkg -s "$pkg:$native" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
   export DEBIAN_FRONTEND=noninteractive
   if [[ " ${need[*]} " == *":i386 "* ]] && ! dpkg --print-foreign-architectures | grep -qx i386; then
     $sudo dpkg --add-architecture i386
@@ -70,13 +73,10 @@ fi
 # candidate. The toolchain's packages are amd64 and arch-independent
 # ones, so the lists are fetched again for amd64 alone, then (for a few
 # minutes) whole, before giving up (test-i686.sh then names the problem).
-want=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' "$(dirname "$0")/../Cargo.toml")
 # version_ge A B: A >= B.
 version_ge() { [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -n1)" = "$2" ]; }
 web_ver() { /usr/bin/rustc -V 2>/dev/null | cut -d' ' -f2; }
 if [ "$(uname -m)" = x86_64 ] && [ -x /usr/bin/rustc ] && ! version_ge "$(web_ver)" "$want"; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
   export DEBIAN_FRONTEND=noninteractive
   for delay in 0 30 60 120 240 end; do
     if [ "$delay" = 0 ]; then
@@ -101,7 +101,7 @@ if [ "$(uname -m)" = x86_64 ] && [ -x /usr/bin/rustc ] && ! version_ge "$(web_ve
   $sudo apt-get update -qq || true
 fi
 if ! command -v cargo >/dev/null 2>&1; then
-  echo "setup: cargo not found; install Rust with rustup (https://rustup.rs), stable $(sed -n 's/^rust-version = "\(.*\)"/\1/p' "$(dirname "$0")/../Cargo.toml") or later" >&2
+  echo "setup: cargo not found; install Rust with rustup (https://rustup.rs), stable $want or later" >&2
   exit 1
 fi
 for comp in rustfmt clippy; do
