@@ -23,8 +23,8 @@
 //! found", but the upstream reference (to its current HEAD) only stores it
 //! and never calls it. This library calls it, once per block found to be
 //! part of an attack, with the block's byte offset, `ihv1`, `ihv2`, `m1`
-//! and `m2`, as that header describes. The reference's internal
-//! `sha1_compression_states` is not exported.
+//! and `m2`, as that header describes. The reference's internals
+//! `sha1_compression_states`, `ubc_check` and `sha1_dvs` are not exported.
 //!
 //! Rust code can use the same functions through the `rlib`:
 //!
@@ -60,7 +60,9 @@ use fastcrypt::sha1::{self, Backend, Collision, DcConfig};
 /// `ihv2` the reconstructed input chaining value of the colliding block
 /// (5 words), `m1` and `m2` the two blocks' expanded messages (80 words
 /// each). The pointers are valid for the call only; the callback must not
-/// use the context it was called for.
+/// use the context it was called for, and must return normally (an
+/// `extern "C"` function: a panic or C++ exception unwinding out of it
+/// aborts the process).
 #[allow(non_camel_case_types)]
 pub type collision_block_callback =
     Option<unsafe extern "C" fn(u64, *const u32, *const u32, *const u32, *const u32)>;
@@ -420,16 +422,24 @@ pub unsafe extern "C" fn SHA1DCUpdate(ctx: *mut SHA1_CTX, buf: *const c_char, le
     if buf.is_null() {
         fatal("SHA1DCUpdate: NULL buffer with a non-zero length");
     }
-    if len > isize::MAX as usize {
-        fatal("SHA1DCUpdate: length larger than any object");
-    }
     // SAFETY: forwarded from this function's contract.
     let ctx = unsafe { context(ctx, "SHA1DCUpdate") };
-    // SAFETY: `buf` is non-null and points to `len <= isize::MAX` readable
-    // bytes that nothing writes during the call (this function's
-    // contract); `u8` has the size and alignment of `c_char`.
-    let data = unsafe { core::slice::from_raw_parts(buf.cast::<u8>(), len) };
-    ctx.update(data);
+    // A Rust slice holds at most `isize::MAX` bytes; a 32-bit process can
+    // pass more (a mapped file over 2 GiB), which the reference hashes.
+    let (mut at, mut left) = (buf.cast::<u8>(), len);
+    while left > 0 {
+        let n = left.min(isize::MAX as usize);
+        // SAFETY: `at` points into the `len` readable bytes at `buf`, with
+        // `left >= n` of them from `at` on, which nothing writes during
+        // the call (this function's contract); `n <= isize::MAX`; `u8`
+        // has the size and alignment of `c_char`.
+        let data = unsafe { core::slice::from_raw_parts(at, n) };
+        ctx.update(data);
+        // SAFETY: `at + n` is at most one past the end of the caller's
+        // buffer.
+        at = unsafe { at.add(n) };
+        left -= n;
+    }
 }
 
 /// Pads, finishes the hash and writes the 20-byte digest to `output`.

@@ -14,7 +14,8 @@
  *
  * Differences from the reference, all documented below: the collision
  * callback is called (the reference stores it and never calls it), and
- * the reference's internal sha1_compression_states() is not provided.
+ * the reference's internals sha1_compression_states(), ubc_check() and
+ * sha1_dvs[] are not provided.
  * A NULL context or digest pointer, or a NULL buffer with a non-zero
  * length, aborts the process where the reference would dereference it.
  *
@@ -62,7 +63,9 @@ typedef void (*sha1_recompression_type)(uint32_t *, uint32_t *, const uint32_t *
  * The pointers are valid during the call only. The same values are left
  * in the context's ihv1, ihv2, m1 and m2 fields. The callback runs inside
  * SHA1DCUpdate or SHA1DCFinal and must not use the context it was called
- * for, nor change the data being hashed.
+ * for, nor change the data being hashed. It must return normally: a C++
+ * exception thrown out of it aborts the process, and a longjmp out of it
+ * is undefined behaviour.
  *
  * The upstream reference (up to its current HEAD) stores the callback in
  * SHA1DCSetCallback but never calls it; this library calls it as the
