@@ -2,7 +2,9 @@
 //! way GNU coreutils do: a write error (closed stdout, full disk) is
 //! reported as `write error: <reason>` with exit status 1; a closed pipe
 //! (`fastcrypt sha1 * | head -1`) ends the process quietly through the
-//! default SIGPIPE action, which `main` restores.
+//! default SIGPIPE action, which `main` restores, unless the parent had
+//! set SIGPIPE to be ignored: then, as with coreutils, the write fails
+//! and is reported as `write error: Broken pipe`.
 
 use std::io;
 
@@ -31,10 +33,14 @@ pub fn write_error(e: &io::Error) -> String {
 // afterwards (a `/dev/null` opened read-write is also what Python's
 // `subprocess.DEVNULL` gives, which must keep working).
 
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 /// Bit `fd` set: descriptor `fd` (0, 1 or 2) was closed at start-up.
 static CLOSED_AT_START: AtomicU8 = AtomicU8::new(0);
+
+/// Whether SIGPIPE was ignored at start-up (inherited from the parent:
+/// the runtime ignores it too, so this must be seen before it runs).
+static SIGPIPE_IGNORED_AT_START: AtomicBool = AtomicBool::new(false);
 
 #[cfg(target_os = "linux")]
 extern "C" fn record_closed_std_fds() {
@@ -46,6 +52,15 @@ extern "C" fn record_closed_std_fds() {
             CLOSED_AT_START.fetch_or(1 << fd, Ordering::Relaxed);
         }
     }
+    // SAFETY: `sigaction` with a null new action only reads the current
+    // one into `old`, a plain C struct for which all zeros is a valid
+    // value.
+    let ignored = unsafe {
+        let mut old: libc::sigaction = core::mem::zeroed();
+        libc::sigaction(libc::SIGPIPE, core::ptr::null(), &mut old) == 0
+            && old.sa_sigaction == libc::SIG_IGN
+    };
+    SIGPIPE_IGNORED_AT_START.store(ignored, Ordering::Relaxed);
 }
 
 // glibc and the dynamic loader call every function in `.init_array`
@@ -76,8 +91,13 @@ pub fn stdout_was_closed() -> bool {
 /// Restores the default action for SIGPIPE, which the Rust runtime sets
 /// to "ignore": a reader that goes away then ends the process silently,
 /// as it ends `cat` or `sha1sum`, instead of every write failing with
-/// EPIPE and an error message.
+/// EPIPE and an error message. Unless the parent had it ignored (`trap ''
+/// PIPE`, or a server that ignores it): coreutils keep that, and their
+/// writes then fail with "write error: Broken pipe"; so do ours.
 pub fn default_sigpipe() {
+    if SIGPIPE_IGNORED_AT_START.load(Ordering::Relaxed) {
+        return;
+    }
     #[cfg(unix)]
     // SAFETY: called first thing in `main`, before any other thread
     // exists; SIG_DFL is a valid disposition for SIGPIPE.

@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::{bin, spawn_piped, Scratch};
+use common::{bin, finish_within, spawn_piped, Scratch};
 use std::io::{Read, Write};
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::os::unix::process::ExitStatusExt;
@@ -23,21 +23,6 @@ const BIN: &str = env!("CARGO_BIN_EXE_fastcrypt");
 
 fn path_str(p: &Path) -> &str {
     p.to_str().expect("UTF-8 temp path")
-}
-
-/// Waits for `child` at most `secs` seconds; past that it is killed and
-/// the test fails with `what`. Outputs must fit in a pipe's buffer.
-fn finish_within(mut child: Child, secs: u64, what: &str) -> Output {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    while child.try_wait().expect("wait").is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{what}: still running after {secs} s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().expect("collect output")
 }
 
 /// `fastcrypt ARGS` with standard input kept open and never written
@@ -539,6 +524,38 @@ fn closed_pipe_ends_quietly() {
     let out = finish_within(child, 10, "| head -c1");
     assert_eq!(out.status.signal(), Some(13), "SIGPIPE");
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
+
+/// With SIGPIPE ignored by the parent (`trap '' PIPE`), a reader that
+/// goes away makes the write fail: `write error: Broken pipe` and status
+/// 1, as coreutils' `cat` and `sha1sum` keep the inherited disposition.
+/// Before, the default action was restored regardless, and the process
+/// died of SIGPIPE. For `rc4` and `sha1` alike.
+#[test]
+fn closed_pipe_with_sigpipe_ignored_is_a_write_error() {
+    let dir = Scratch::new("sigpipe-ignored");
+    // 3000 lines of `sha1` output, more than a pipe holds.
+    for i in 0..3000 {
+        std::fs::write(dir.path(&format!("f{i}")), b"x").unwrap();
+    }
+    for script in [
+        r#"trap '' PIPE; exec "$0" rc4 --key 01 < /dev/zero"#,
+        r#"trap '' PIPE; exec "$0" sha1 --no-progress f*"#,
+    ] {
+        let mut child = sh(dir.path(""), script);
+        let mut stdout = child.stdout.take().unwrap();
+        let mut one = [0u8; 1];
+        stdout.read_exact(&mut one).unwrap();
+        drop(stdout);
+        let out = finish_within(child, 20, script);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.signal(), None, "{script}: killed by a signal");
+        assert_eq!(out.status.code(), Some(1), "{script}: {err:?}");
+        assert!(
+            err.contains("write error: Broken pipe"),
+            "{script}: {err:?}"
+        );
+    }
 }
 
 /// `-o /dev/stdout` with standard output appended to a file: written

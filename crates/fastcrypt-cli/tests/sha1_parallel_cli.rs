@@ -680,3 +680,97 @@ fn help_documents_the_new_options() {
     assert_eq!(got.code, Some(0));
     assert!(got.stderr.is_empty());
 }
+
+/// A FIFO named twice is opened in its turn each time, as GNU does, so
+/// each open meets its own writer: `printf one > ff; printf two > ff`
+/// hashes as "one" and then "two". Workers opened every operand ahead of
+/// its turn, so both opens met the first writer: "one" read as the first
+/// input, nothing as the second (or a hang), at every `-j` but 1.
+#[test]
+fn a_fifo_named_twice_is_opened_in_its_turn() {
+    let dir = Scratch::new("fifo-twice");
+    let made = std::process::Command::new("mkfifo")
+        .arg(dir.path("ff"))
+        .status()
+        .expect("run mkfifo");
+    assert!(made.success(), "mkfifo");
+    let want = "fe05bcdcdc4928012781a5f1a2a77cbb5398e106  ff\n\
+                ad782ecdac770fc6eb9a62e44f90873fb97fb26b  ff\n";
+    for jobs in ["1", "2", "4"] {
+        // The pause lets the first reader see its writer's end.
+        let mut writer = std::process::Command::new("sh")
+            .args(["-c", "printf one > ff; sleep 0.5; printf two > ff"])
+            .current_dir(dir.path(""))
+            .spawn()
+            .expect("spawn sh");
+        let child = common::bin()
+            .args(["sha1", "-j", jobs, "ff", "ff"])
+            .current_dir(dir.path(""))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn fastcrypt");
+        let out = common::finish_within(child, 20, &format!("sha1 -j {jobs} ff ff"));
+        // Blocked on its second open if the reader never made one.
+        let _ = writer.kill();
+        let _ = writer.wait();
+        let got = Outcome::of(out);
+        assert_eq!(got.code, Some(0), "-j {jobs}: {}", got.text());
+        assert_eq!(String::from_utf8_lossy(&got.stdout), want, "-j {jobs}");
+    }
+}
+
+/// `--check` of a list on a FIFO (as `-c <(...)` gives) with the progress
+/// bar on: the list is read by the checker alone. The bar's sizing thread
+/// also opened every list to add up its files' sizes and took lines from
+/// the FIFO, so about half the files went unchecked, with exit status 0.
+/// The bar runs only when stderr is a terminal: script(1) gives it one.
+#[test]
+fn a_check_list_on_a_fifo_is_read_by_the_checker_alone() {
+    let dir = Scratch::new("check-fifo");
+    let mut list = String::new();
+    for i in 0..1000 {
+        let name = format!("f{i}");
+        std::fs::write(dir.path(&name), format!("{i}\n")).unwrap();
+        list.push_str(&format!(
+            "{}  {name}\n",
+            sha1_hex(format!("{i}\n").as_bytes())
+        ));
+    }
+    std::fs::write(dir.path("list"), list).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(dir.path("L"))
+        .status()
+        .expect("run mkfifo");
+    assert!(made.success(), "mkfifo");
+    let mut feeder = std::process::Command::new("sh")
+        .args(["-c", "cat list > L"])
+        .current_dir(dir.path(""))
+        .spawn()
+        .expect("spawn sh");
+    let cmd = format!("exec {} sha1 -c L > out", env!("CARGO_BIN_EXE_fastcrypt"));
+    let child = std::process::Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .current_dir(dir.path(""))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("script(1), from util-linux, runs the command on a terminal");
+    let out = common::finish_within(child, 60, "script -c 'fastcrypt sha1 -c L'");
+    let _ = feeder.kill();
+    let _ = feeder.wait();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let checked = std::fs::read_to_string(dir.path("out")).unwrap();
+    assert_eq!(
+        checked.lines().filter(|l| l.ends_with(": OK")).count(),
+        1000,
+        "{checked}"
+    );
+}

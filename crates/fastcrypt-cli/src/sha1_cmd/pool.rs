@@ -17,9 +17,12 @@
 //! Standard input is never given to a worker: it is hashed on the calling
 //! thread when its turn comes, so its reads happen in order, one `-`
 //! after the other, as in a sequential run. So is any input that others
-//! may also read or feed, which a worker hands back once it has opened
-//! it: a FIFO, a socket or a character device (a terminal, `/dev/stdin`,
-//! which may be the same pipe as `-`).
+//! may also read or feed, which a worker hands back without opening it: a
+//! FIFO, a socket or a character device (a terminal, `/dev/stdin`, which
+//! may be the same pipe as `-`). Opening a FIFO ahead of its turn would
+//! attach that open to whichever writer comes first: a FIFO named twice
+//! would read the first writer's data as one input and nothing as the
+//! other, or block.
 //!
 //! Memory is bounded whatever the inputs: a worker holds at most
 //! [`BATCH_BYTES`] plus one small file of data and a 256 KiB read
@@ -32,6 +35,7 @@ use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, Read};
 use std::ops::Range;
+use std::os::unix::ffi::OsStrExt;
 use std::sync::{mpsc, Condvar, Mutex};
 use std::time::Duration;
 
@@ -170,7 +174,11 @@ enum Slot {
     Done(io::Result<Hashed>),
     /// To be hashed on the calling thread when it reaches the front.
     Stdin,
-    /// Opened by a worker, to be read on the calling thread in its turn.
+    /// A shared stream (see the module docs), to be opened and read on
+    /// the calling thread in its turn.
+    OpenInOrder(Vec<u8>),
+    /// One that became a shared stream after a worker looked (it was
+    /// replaced since), opened by the worker; read in its turn.
     InOrder(File),
     Nothing,
 }
@@ -178,7 +186,10 @@ enum Slot {
 /// What a worker made of a file.
 enum Done {
     Hashed(io::Result<Hashed>),
-    /// A stream that must be read in its turn (see the module docs).
+    /// A stream that must be opened and read in its turn (see the module
+    /// docs).
+    OpenInOrder(Vec<u8>),
+    /// The same, found to be one only once opened.
     InOrder(File),
 }
 
@@ -246,6 +257,7 @@ impl<T> Pipeline<'_, T> {
             let outcome = match slot {
                 Slot::Done(r) => Some(r),
                 Slot::Stdin => Some(super::hash_path(b"-", self.how, self.progress)),
+                Slot::OpenInOrder(name) => Some(super::hash_path(&name, self.how, self.progress)),
                 Slot::InOrder(f) => Some(super::hash_reader(f, self.how, self.progress)),
                 Slot::Nothing => None,
                 Slot::Queued => unreachable!("checked above"),
@@ -285,6 +297,7 @@ impl<T> Pipeline<'_, T> {
                         let i = usize::try_from(seq - self.first).expect("in the window");
                         self.window[i].1 = match d {
                             Done::Hashed(r) => Slot::Done(r),
+                            Done::OpenInOrder(name) => Slot::OpenInOrder(name),
                             Done::InOrder(f) => Slot::InOrder(f),
                         };
                     }
@@ -408,6 +421,13 @@ impl Drop for Worker<'_> {
 impl Worker<'_> {
     /// Hashes the file `name`, or adds it to the batch.
     fn take(&mut self, seq: u64, name: &[u8]) {
+        // Looked at before it is opened: a shared stream is opened in its
+        // turn (see the module docs).
+        if std::fs::metadata(std::ffi::OsStr::from_bytes(name))
+            .is_ok_and(|m| is_shared_stream(m.file_type()))
+        {
+            return self.done.push((seq, Done::OpenInOrder(name.to_vec())));
+        }
         let file = match super::open(name) {
             Ok(f) => f,
             Err(e) => return self.done.push((seq, Done::Hashed(Err(e)))),

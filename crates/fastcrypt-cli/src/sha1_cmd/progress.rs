@@ -164,9 +164,19 @@ fn size(names: &[Vec<u8>], sizes: Sizes, bar: &ProgressBar, stop: &AtomicBool) {
         match sizes {
             Sizes::Files => total.add(name),
             Sizes::Lists => {
-                let Ok(f) = std::fs::File::open(std::ffi::OsStr::from_bytes(name)) else {
+                // Regular files only: a list on a pipe or a FIFO (`-c
+                // <(...)`) is read once, by the checker; reading it here
+                // too would take lines from it.
+                let path = std::ffi::OsStr::from_bytes(name);
+                if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+                    continue;
+                }
+                let Ok(f) = std::fs::File::open(path) else {
                     continue;
                 };
+                if !f.metadata().is_ok_and(|m| m.is_file()) {
+                    continue;
+                }
                 for line in BufReader::new(f).split(b'\n') {
                     let Ok(line) = line else {
                         break;

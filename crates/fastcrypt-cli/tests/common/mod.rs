@@ -6,6 +6,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 /// The built binary, ready for arguments.
 pub fn bin() -> Command {
@@ -15,6 +16,21 @@ pub fn bin() -> Command {
 /// Runs `fastcrypt` with `args` and no standard input.
 pub fn fastcrypt(args: &[&str]) -> Output {
     bin().args(args).output().expect("run fastcrypt")
+}
+
+/// Waits for `child` at most `secs` seconds; past that it is killed and
+/// the test fails with `what`. Outputs must fit in a pipe's buffer.
+pub fn finish_within(mut child: Child, secs: u64, what: &str) -> Output {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while child.try_wait().expect("wait").is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: still running after {secs} s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("collect output")
 }
 
 /// Starts `fastcrypt` with `args` and a pipe on each standard stream.
