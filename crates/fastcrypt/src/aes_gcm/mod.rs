@@ -33,7 +33,8 @@
 //!   oracle the other backends are checked against;
 //! - `aes_sse2`: the same pairing with the constant-time SIMD GHASH for
 //!   CPUs without carry-less multiplication (the `avx2` GHASH kernel where
-//!   AVX2 runs, else `sse2`; both compute the same function), so a CPU
+//!   AVX2 runs, else `ssse3`, else `sse2`; all compute the same function),
+//!   so a CPU
 //!   with AES-NI but no PCLMULQDQ, or with neither, gets SIMD GHASH;
 //!   needs SSE2, and is what [`Aes128Gcm::new`] picks where the fused
 //!   backends cannot run;
@@ -111,7 +112,8 @@ define_backends! {
     /// `aes` crate + constant-time portable GHASH, interleaved per 4 KiB.
     Portable => "portable";
     /// `aes` crate (AES-NI when present) + constant-time SIMD GHASH without
-    /// carry-less multiplication (AVX2 when present, else SSE2), per 4 KiB.
+    /// carry-less multiplication (AVX2 when present, else SSSE3, else SSE2),
+    /// per 4 KiB.
     AesSse2 => "aes_sse2", #[cfg(fastcrypt_x86)] Sse2Token;
     /// Fused AES-NI + PCLMULQDQ kernel, 8 blocks per iteration.
     AesniPclmul => "aesni_pclmul", #[cfg(fastcrypt_x86)] AesNiToken;
@@ -270,6 +272,7 @@ trait GcmEngine {
 
 /// The engine a key was built with (see [`on_engine!`]).
 #[allow(clippy::large_enum_variant)]
+#[derive(Clone)]
 enum Engine {
     Portable(portable::Engine),
     #[cfg(fastcrypt_x86)]
@@ -351,6 +354,7 @@ static KEEP: [u8; 32] = {
 
 /// The key-size-independent cipher under `Aes128Gcm`, `Aes192Gcm` and
 /// `Aes256Gcm`.
+#[derive(Clone)]
 struct Gcm {
     engine: Engine,
     backend: Backend,
@@ -473,6 +477,10 @@ fn wipe(buf: &mut [u8]) {
 macro_rules! define_gcm {
     ($name:ident, $key_len:literal, $bits:literal) => {
         #[doc = concat!("AES-", $bits, "-GCM. See the [module docs](self).")]
+        ///
+        /// `Clone`, as RustCrypto's `AesGcm` is: each clone holds its own
+        /// copy of the key material, zeroed when it is dropped.
+        #[derive(Clone)]
         pub struct $name {
             inner: Gcm,
         }
@@ -520,7 +528,10 @@ macro_rules! define_gcm {
             /// The same cipher, accepting other nonce lengths or producing
             /// shorter tags. `tag_len` must be 12..=16, or 8 or 4 (SP 800-38D
             /// section 5.2.1.2 and Appendix C: only for protocols that bound
-            /// the number of forgery attempts).
+            /// the number of forgery attempts). Appendix C also bounds, for
+            /// 8- and 4-byte tags, the length of each message and how many
+            /// times one key may open messages that fail; this library
+            /// does not count either, so the protocol must.
             ///
             /// ```
             #[doc = concat!("use fastcrypt::aes_gcm::{", stringify!($name), ", NonceLen};")]
@@ -543,6 +554,12 @@ macro_rules! define_gcm {
                 self.inner.backend
             }
 
+            /// The tag length [`with_params`](Self::with_params) set (16
+            /// unless changed).
+            pub(crate) fn tag_len(&self) -> usize {
+                self.inner.tag_len
+            }
+
             /// Encrypts `buf` in place and returns the tag.
             pub fn seal_in_place_detached(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<Tag, Error> {
                 self.inner.seal(nonce, aad, buf)
@@ -560,7 +577,14 @@ macro_rules! define_gcm {
             pub fn seal(&self, nonce: &[u8], aad: &[u8], plaintext: &[u8]) -> Result<alloc::vec::Vec<u8>, Error> {
                 let mut out = alloc::vec::Vec::with_capacity(plaintext.len() + self.inner.tag_len);
                 out.extend_from_slice(plaintext);
-                let tag = self.inner.seal(nonce, aad, &mut out)?;
+                let tag = match self.inner.seal(nonce, aad, &mut out) {
+                    Ok(tag) => tag,
+                    Err(e) => {
+                        // A refused seal left the plaintext's copy as it was.
+                        zeroize::Zeroize::zeroize(&mut out);
+                        return Err(e);
+                    }
+                };
                 out.extend_from_slice(tag.as_ref());
                 Ok(out)
             }

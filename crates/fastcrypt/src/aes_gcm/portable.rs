@@ -8,12 +8,14 @@ use super::GcmEngine;
 use crate::ghash::{self, Kernel};
 use aes::cipher::{array::Array, BlockCipherEncrypt, KeyInit};
 
+#[derive(Clone)]
 enum Cipher {
     A128(aes::Aes128),
     A192(aes::Aes192),
     A256(aes::Aes256),
 }
 
+#[derive(Clone)]
 pub(super) struct Engine {
     aes: Cipher,
     hkey: ghash::Engine,

@@ -52,7 +52,9 @@ pub(super) trait Kernel: GcmToken {
 }
 
 /// The key material of an x86 engine: AES round keys and the powers of H,
-/// expanded once per key with the engine's token, zeroized on drop.
+/// expanded once per key with the engine's token, zeroized on drop (each
+/// clone too).
+#[derive(Clone)]
 pub(super) struct Keys<T: GcmToken> {
     pub(super) t: T,
     pub(super) rk: RoundKeys,
@@ -78,6 +80,7 @@ impl<T: GcmToken> Drop for Keys<T> {
 }
 
 /// An x86 AES-GCM engine: the keys and the kernel their token selects.
+#[derive(Clone)]
 pub(super) struct Engine<T: Kernel> {
     k: Keys<T>,
 }

@@ -47,9 +47,9 @@
 //!   H^1..H^16 precomputed, 16 blocks per reduction.
 //! - `vpclmul_avx512`: VPCLMULQDQ on 512-bit registers (four blocks per
 //!   instruction; needs AVX-512 F/BW/VL and OS-saved opmask and ZMM
-//!   state), 16 blocks per reduction, the accumulator multiplied on its
-//!   own so its chain skips the lane sums, tails loaded with byte masks
-//!   (no copies).
+//!   state), 32 blocks per step with H^1..H^32 precomputed, the
+//!   accumulator XORed into the first block, each lane reduced before the
+//!   lanes are folded, tails loaded with byte masks (no copies).
 //!
 //! # Field representation
 //!
@@ -153,7 +153,7 @@ define_backends! {
     Pclmul => "pclmul", #[cfg(fastcrypt_x86)] PclmulToken;
     /// VPCLMULQDQ on 256-bit registers, 16 blocks per reduction.
     Vpclmul => "vpclmul", #[cfg(fastcrypt_x86)] VpclmulToken;
-    /// VPCLMULQDQ on 512-bit registers (AVX-512), 16 blocks per reduction,
+    /// VPCLMULQDQ on 512-bit registers (AVX-512), 32 blocks per step,
     /// masked tails.
     VpclmulAvx512 => "vpclmul_avx512", #[cfg(fastcrypt_x86)] Vpclmul512Token;
 }
@@ -348,6 +348,8 @@ impl GHash {
             let mut last = [0u8; BLOCK_LEN];
             last[..tail.len()].copy_from_slice(tail);
             self.engine.update(&mut self.acc, &last);
+            // The caller's data may be secret (the GHASH of a key, say).
+            zeroize::Zeroize::zeroize(&mut last);
         }
     }
 

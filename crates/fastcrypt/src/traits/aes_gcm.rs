@@ -2,7 +2,9 @@
 //! `AeadInPlace`-style and allocating `Aead` use) for the AES-GCM types,
 //! with 96-bit nonces and 16-byte tags, as RustCrypto's `aes-gcm` has.
 //! A cipher reconfigured with [`with_params`](crate::aes_gcm::Aes128Gcm::with_params)
-//! to shorter tags returns `aead::Error` through these traits.
+//! to shorter tags returns `aead::Error` through these traits, with the
+//! buffer untouched when sealing (and wiped when opening, as any failed
+//! open).
 
 use crate::aes_gcm::{Aes128Gcm, Aes192Gcm, Aes256Gcm, TAG_LEN};
 use aead::{
@@ -36,6 +38,11 @@ macro_rules! impl_aead {
                 associated_data: &[u8],
                 buffer: InOutBuf<'_, '_, u8>,
             ) -> aead::Result<Tag<Self>> {
+                // Refused before the buffer is touched: these traits' tags
+                // are 16 bytes.
+                if self.tag_len() != TAG_LEN {
+                    return Err(aead::Error);
+                }
                 let buf = buffer.into_out_with_copied_in();
                 let tag = self
                     .seal_in_place_detached(nonce.as_slice(), associated_data, buf)

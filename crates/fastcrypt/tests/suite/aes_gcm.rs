@@ -822,6 +822,27 @@ fn aead_traits(b: Backend) -> TestResult {
     let t = aes_gcm::aead::Aead::encrypt(&theirs, &n.into(), &b"payload"[..])
         .map_err(|e| format!("{e:?}"))?;
     check_eq("KeyInit vs RustCrypto", &a, &t)?;
+    // A clone is the same cipher and outlives the original (each holds its
+    // own keys), as RustCrypto's `AesGcm` is `Clone`.
+    let orig = Aes128Gcm::with_backend(b, &[7; 16])?;
+    let copy = orig.clone();
+    let mut x = *b"cloned cipher";
+    let t1 = orig.seal_in_place_detached(&n, b"ad", &mut x)?;
+    drop(orig);
+    let mut y = *b"cloned cipher";
+    let t2 = copy.seal_in_place_detached(&n, b"ad", &mut y)?;
+    check_eq("clone ciphertext", &y, &x)?;
+    check_eq("clone tag", t2.as_ref(), t1.as_ref())?;
+    roundtrip(&copy, "128 clone")?;
+    // Through the traits, a cipher set to shorter tags is refused before
+    // its buffer is touched.
+    let short = Aes128Gcm::with_backend(b, &[7; 16])?
+        .with_params(fastcrypt::aes_gcm::NonceLen::Standard, 12)?;
+    let mut buf = *b"plaintext";
+    let r = short.encrypt_inout_detached(&n.into(), b"", (&mut buf[..]).into());
+    if r.is_ok() || &buf != b"plaintext" {
+        return Err(format!("12-byte-tag cipher through AeadInOut: {r:?}, buffer {buf:?}").into());
+    }
     // Keys in every type the constructors take seal alike on this backend.
     let raw = [0x5au8; 32];
     let key = fastcrypt::aes_gcm::Key::<Aes256Gcm>::from(raw);
