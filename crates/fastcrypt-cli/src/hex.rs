@@ -25,6 +25,11 @@ pub fn decode(s: &str) -> Result<Vec<u8>, String> {
         }
     };
     let b = s.as_bytes();
+    // A stray character (a space, `0x`) is the likelier mistake: named
+    // first, even when it also makes the count odd.
+    for (at, &c) in b.iter().enumerate() {
+        digit(c, at)?;
+    }
     if b.len() & 1 != 0 {
         return Err(format!("odd number of hex digits ({})", b.len()));
     }
@@ -44,6 +49,8 @@ mod tests {
         assert_eq!(decode("").unwrap(), Vec::<u8>::new());
         assert!(decode("abc").unwrap_err().contains("odd"));
         assert!(decode("zz").unwrap_err().contains("position 1"));
+        // A stray character is named even when the count is odd too.
+        assert!(decode("01 02").unwrap_err().contains("position 3: ' '"));
         assert!(decode("0é").is_err());
         assert_eq!(encode(&[0, 0xff, 0xa5]), "00ffa5");
     }

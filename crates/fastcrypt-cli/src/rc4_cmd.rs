@@ -75,10 +75,14 @@ standard output (a closed descriptor, a full disk) is reported as
 #[command(group(clap::ArgGroup::new("key_source").required(true).args(["key", "key_file"])))]
 #[command(after_long_help = AFTER_LONG_HELP)]
 pub struct Args {
-    /// The key as hex digits (1 to 256 bytes).
+    /// The key as hex digits (1 to 256 bytes). Other users may see it in
+    /// `ps` and it stays in shell history: prefer --key-file for a real
+    /// key.
     #[arg(long, value_name = "HEX")]
     key: Option<String>,
-    /// A file holding the raw key bytes (1 to 256 bytes, no encoding).
+    /// A file holding the raw key bytes (1 to 256 bytes, no encoding:
+    /// `echo 0102 > k` makes the 5-byte key `0102` and a newline; write
+    /// it with `printf '\x01\x02' > k` or `xxd -r -p`).
     #[arg(long, value_name = "FILE")]
     key_file: Option<PathBuf>,
     /// Discard the first N keystream bytes, N at most 2^40: RC4-drop[N]
@@ -135,7 +139,12 @@ pub fn run(args: Args) -> Result<(), String> {
         output::refuse_same_paths(i, o)?;
     }
     let input = match &args.input {
-        Some(path) => File::open(path).map_err(|e| format!("rc4: cannot open {in_name}: {e}"))?,
+        Some(path) => File::open(path).map_err(|e| {
+            format!(
+                "rc4: cannot open {in_name}: {}",
+                crate::stdio::os_message(&e)
+            )
+        })?,
         None if crate::stdio::was_closed(0) => {
             return Err(format!(
                 "rc4: cannot read {in_name}: {}",
@@ -146,11 +155,19 @@ pub fn run(args: Args) -> Result<(), String> {
             .as_fd()
             .try_clone_to_owned()
             .map(File::from)
-            .map_err(|e| format!("rc4: cannot read {in_name}: {e}"))?,
+            .map_err(|e| {
+                format!(
+                    "rc4: cannot read {in_name}: {}",
+                    crate::stdio::os_message(&e)
+                )
+            })?,
     };
-    let in_meta = input
-        .metadata()
-        .map_err(|e| format!("rc4: cannot stat {in_name}: {e}"))?;
+    let in_meta = input.metadata().map_err(|e| {
+        format!(
+            "rc4: cannot stat {in_name}: {}",
+            crate::stdio::os_message(&e)
+        )
+    })?;
     if in_meta.is_dir() {
         return Err(format!("rc4: cannot read {in_name}: Is a directory"));
     }
@@ -169,7 +186,13 @@ pub fn run(args: Args) -> Result<(), String> {
 /// key, so that `--key-file /dev/zero` is refused rather than read
 /// forever.
 fn read_key_file(path: &std::path::Path) -> Result<Vec<u8>, String> {
-    let cannot = |e: io::Error| format!("rc4: cannot read key file {}: {e}", path.display());
+    let cannot = |e: io::Error| {
+        format!(
+            "rc4: cannot read key file {}: {}",
+            path.display(),
+            crate::stdio::os_message(&e)
+        )
+    };
     let file = File::open(path).map_err(cannot)?;
     let mut key = Vec::new();
     (&file)
@@ -202,7 +225,12 @@ fn stream(
             Ok(0) => return Ok(()),
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(format!("rc4: cannot read {in_name}: {e}")),
+            Err(e) => {
+                return Err(format!(
+                    "rc4: cannot read {in_name}: {}",
+                    crate::stdio::os_message(&e)
+                ))
+            }
         };
         cipher.apply_keystream(&mut buf[..n]);
         out.write_all(&buf[..n])?;

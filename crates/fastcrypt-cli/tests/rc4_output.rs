@@ -526,6 +526,19 @@ fn closed_pipe_ends_quietly() {
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
 
+/// Input and key-file errors read as C tools' do, without Rust's
+/// ` (os error N)` suffix (the output's errors already did).
+#[test]
+fn input_errors_name_the_reason_as_c_tools_do() {
+    let dir = Scratch::new("in-errors");
+    let out = sh_output(dir.path(""), r#"exec "$0" rc4 --key 01 -i missing"#);
+    assert_refused(&out, &["cannot open missing: No such file or directory"]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("os error"));
+    let out = sh_output(dir.path(""), r#"exec "$0" rc4 --key-file . < /dev/null"#);
+    assert_refused(&out, &["cannot read key file .: Is a directory"]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("os error"));
+}
+
 /// With SIGPIPE ignored by the parent (`trap '' PIPE`), a reader that
 /// goes away makes the write fail: `write error: Broken pipe` and status
 /// 1, as coreutils' `cat` and `sha1sum` keep the inherited disposition.

@@ -152,14 +152,17 @@ impl Output {
                 let file = OpenOptions::new()
                     .write(true)
                     .open(path)
-                    .map_err(|e| format!("rc4: cannot open {name}: {e}"))?;
+                    .map_err(|e| format!("rc4: cannot open {name}: {}", stdio::os_message(&e)))?;
                 Ok(Output::Direct { file, name })
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 // A new file, possibly at the end of a dangling link.
                 Ok(Output::Replace(TempOut::create(&real, &name, None)?))
             }
-            Err(e) => Err(format!("rc4: cannot open {name}: {e}")),
+            Err(e) => Err(format!(
+                "rc4: cannot open {name}: {}",
+                stdio::os_message(&e)
+            )),
         }
     }
 
@@ -277,8 +280,13 @@ fn follow_links(path: &Path) -> Result<Dest, String> {
         }
         match fs::symlink_metadata(&p) {
             Ok(m) if m.file_type().is_symlink() => {
-                let target = fs::read_link(&p)
-                    .map_err(|e| format!("rc4: cannot read link {}: {e}", p.display()))?;
+                let target = fs::read_link(&p).map_err(|e| {
+                    format!(
+                        "rc4: cannot read link {}: {}",
+                        p.display(),
+                        stdio::os_message(&e)
+                    )
+                })?;
                 p = match p.parent() {
                     Some(dir) => dir.join(target),
                     None => target,
@@ -344,7 +352,13 @@ impl TempOut {
                     dir.display()
                 ))
             }
-            Err(e) => return Err(format!("rc4: cannot create {name}: {}: {e}", dir.display())),
+            Err(e) => {
+                return Err(format!(
+                    "rc4: cannot create {name}: {}: {}",
+                    dir.display(),
+                    stdio::os_message(&e)
+                ))
+            }
         }
         let pid = std::process::id();
         for attempt in 0..100u32 {
@@ -416,8 +430,13 @@ impl TempOut {
         self.file
             .sync_all()
             .map_err(|e| format!("rc4: cannot write {}: {}", self.name, stdio::os_message(&e)))?;
-        signals::finish_removable(|| fs::rename(&self.path, &self.target))
-            .map_err(|e| format!("rc4: cannot replace {}: {e}", self.name))?;
+        signals::finish_removable(|| fs::rename(&self.path, &self.target)).map_err(|e| {
+            format!(
+                "rc4: cannot replace {}: {}",
+                self.name,
+                stdio::os_message(&e)
+            )
+        })?;
         self.committed = true;
         Ok(())
     }

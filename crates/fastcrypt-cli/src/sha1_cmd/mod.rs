@@ -162,7 +162,10 @@ file found to be part of an attack fails even when its digest matches: \
 `FILE: FAILED collision attack`, the reason on standard error and, at the \
 end, `WARNING: N collisions were detected`. --quiet still prints those; \
 --status prints nothing (the exit status tells). With --no-detect the \
-plain SHA-1 is compared, so a `*coll*` line's safe hash does not match.
+plain SHA-1 is compared, so a `*coll*` line's safe hash does not match. \
+One ambiguity comes with sha1cdsum's mark: a binary-mode line (-b) for a \
+file whose name starts with `coll* ` reads as a marked line for the rest \
+of the name; rename such a file, or list it with --tag.
 
 Parallel hashing (fastcrypt's own): files are hashed on -j N threads \
 (default: one per core) and printed in argument order, exactly as one \
