@@ -681,6 +681,14 @@ fn help_documents_the_new_options() {
     assert!(got.stderr.is_empty());
 }
 
+fn mkfifo(path: &Path) {
+    let made = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("run mkfifo");
+    assert!(made.success(), "mkfifo {}", path.display());
+}
+
 /// A FIFO named twice is opened in its turn each time, as GNU does, so
 /// each open meets its own writer: `printf one > ff; printf two > ff`
 /// hashes as "one" and then "two". Workers opened every operand ahead of
@@ -689,11 +697,7 @@ fn help_documents_the_new_options() {
 #[test]
 fn a_fifo_named_twice_is_opened_in_its_turn() {
     let dir = Scratch::new("fifo-twice");
-    let made = std::process::Command::new("mkfifo")
-        .arg(dir.path("ff"))
-        .status()
-        .expect("run mkfifo");
-    assert!(made.success(), "mkfifo");
+    mkfifo(&dir.path("ff"));
     let want = "fe05bcdcdc4928012781a5f1a2a77cbb5398e106  ff\n\
                 ad782ecdac770fc6eb9a62e44f90873fb97fb26b  ff\n";
     for jobs in ["1", "2", "4"] {
@@ -739,11 +743,7 @@ fn a_check_list_on_a_fifo_is_read_by_the_checker_alone() {
         ));
     }
     std::fs::write(dir.path("list"), list).unwrap();
-    let made = std::process::Command::new("mkfifo")
-        .arg(dir.path("L"))
-        .status()
-        .expect("run mkfifo");
-    assert!(made.success(), "mkfifo");
+    mkfifo(&dir.path("L"));
     let mut feeder = std::process::Command::new("sh")
         .args(["-c", "cat list > L"])
         .current_dir(dir.path(""))

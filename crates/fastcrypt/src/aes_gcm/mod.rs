@@ -61,7 +61,11 @@
 //! drops its buffer). A wrong nonce or tag length also zeroes the buffer;
 //! an over-long message or AAD ([`P_MAX`], [`A_MAX`]) is refused before
 //! the buffer is touched. Either way no plaintext is produced. Round keys
-//! and the powers of H are zeroized on drop.
+//! and the powers of H are zeroized on drop. As with RustCrypto's crates,
+//! that covers the value where it is dropped: moving a cipher (returning
+//! it from `new`, say) may leave earlier copies on the stack, and round
+//! keys the kernels spill to the stack are not wiped. Keep a cipher in
+//! one place (a `Box`) if that matters.
 //!
 //! # Nonces and tags
 //!
