@@ -481,8 +481,9 @@ token!(
     Ssse3Token: ssse3 & sse2
 );
 token!(
-    /// AVX2 + BMI1 + BMI2 with OS-saved YMM state: the SHA-1 AVX2 kernel.
-    Avx2Token: avx2 & bmi1 & bmi2 & avx & os_ymm
+    /// AVX2 + BMI1 + BMI2 with OS-saved YMM state (and SSSE3 and SSE2,
+    /// which the kernel's functions enable too): the SHA-1 AVX2 kernel.
+    Avx2Token: avx2 & bmi1 & bmi2 & avx & ssse3 & sse2 & os_ymm
 );
 token!(
     /// AVX2 with OS-saved YMM state, and nothing else: the GHASH kernel

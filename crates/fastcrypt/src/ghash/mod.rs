@@ -241,7 +241,10 @@ impl Engine {
 /// The input is a sequence of 16-byte blocks;
 /// [`update_padded`](Self::update_padded) zero-pads a final partial block, as GCM does for
 /// the AAD and the ciphertext. The key material (H and its powers) and the
-/// accumulator are zeroized on drop.
+/// accumulator are zeroized on drop. As with RustCrypto's crates, that
+/// covers the value where it is dropped: building it and moving it
+/// (returning it from `new`) may leave earlier copies of H on the stack.
+/// Keep it in one place (a `Box`) if that matters.
 #[derive(Clone)]
 pub struct GHash {
     engine: Engine,

@@ -51,8 +51,10 @@
 //!
 //! `Rc4` alone takes keys of any length at run time. `Rc4<KeySize>` fixes
 //! the length in the type, as the `rc4` crate's `Rc4<U5>` did, for code
-//! that builds ciphers through `cipher::KeyInit`; both have the same
-//! methods and backends. With the `rustcrypto` feature:
+//! that builds ciphers through `cipher::KeyInit` (on the fastest
+//! backend); both have the same keystream methods. A forced backend
+//! ([`Rc4::with_backend`]) and RC4-drop\[n\] ([`Rc4::new_drop`]) build
+//! the run-time form. With the `rustcrypto` feature:
 //!
 //! ```
 //! use fastcrypt::rc4::{consts::U5, KeyInit, Rc4, StreamCipher};
@@ -283,7 +285,11 @@ pub enum AnyKeyLen {}
 /// `cipher::KeyInit` (see the [module docs](self)).
 ///
 /// Cloning copies the whole state: the clone continues the same keystream
-/// independently. The state is zeroed when the value is dropped.
+/// independently. The state is zeroed when the value is dropped; as with
+/// RustCrypto's crates, that covers the value where it is dropped:
+/// building and moving it (returning it from `new`) may leave earlier
+/// copies of the state on the stack. Keep it in one place (a `Box`) if
+/// that matters.
 pub struct Rc4<KeySize = AnyKeyLen> {
     st: State,
     backend: Backend,
@@ -378,7 +384,8 @@ impl<K> Rc4<K> {
     }
 
     /// The same keystream under another key-size parameter (the state
-    /// moves; nothing is copied or left to zeroize).
+    /// moves, and is zeroed on drop wherever it ends up; like any move,
+    /// this may leave a copy on the stack).
     pub(crate) fn with_key_size<K2>(self) -> Rc4<K2> {
         let Rc4 {
             st,

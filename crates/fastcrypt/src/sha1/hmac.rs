@@ -37,7 +37,12 @@ pub(crate) const DIGEST_BLOCK_LEN_BITS: u64 = ((BLOCK_LEN + DIGEST_LEN) * 8) as 
 /// are computed by [`new`](HmacSha1::new), so each message costs its own
 /// blocks plus one compression. `clone` a keyed value to reuse the key,
 /// or call [`reset`](HmacSha1::reset) / [`finalize_reset`](HmacSha1::finalize_reset).
-/// The keyed states and the buffered input are zeroed on drop.
+/// The keyed states and the buffered input are zeroed on drop. As with
+/// RustCrypto's crates, that covers the value where it is dropped:
+/// building and moving it (returning it from `new`) may leave earlier
+/// copies on the stack, and so may the kernels' message-schedule scratch
+/// while the padded key is compressed. Keep the value in one place (a
+/// `Box`) and the key's own buffer in your hands if that matters.
 #[derive(Clone)]
 pub struct HmacSha1 {
     /// The chaining value after `key ^ ipad`.
@@ -135,7 +140,9 @@ impl HmacSha1 {
         }
         let keyed = |pad: u8| {
             let mut state = IV;
-            let mut padded = block.map(|b| b ^ pad);
+            // In place, not through a temporary that would be left behind.
+            let mut padded = block;
+            padded.iter_mut().for_each(|b| *b ^= pad);
             kernel.compress(&mut state, &padded);
             padded.as_mut_slice().zeroize();
             state
@@ -223,7 +230,7 @@ impl HmacSha1 {
     /// the outer block.
     fn finalize_words(&mut self) -> [u32; 5] {
         let h = &mut self.inner;
-        let total = h.compressed + h.buf_len as u64;
+        let total = h.compressed.wrapping_add(h.buf_len as u64);
         // The tail holds message bytes and padding, no key material.
         let mut tail = [0u8; 2 * BLOCK_LEN];
         let n = super::padded_tail(&mut tail, &h.buf[..h.buf_len], total);

@@ -85,8 +85,8 @@ pub use many::{digest_many, digest_pieces, pbkdf2_hmac_sha1_many, Sha1Many};
 pub use hmac::{hmac_sha1, pbkdf2_hmac_sha1, HmacSha1, MacError, Pbkdf2Error};
 
 pub use dc::{
-    compress_dc, digest_dc, Collision, DcConfig, DcDigest, DisturbanceVector, DvType, OnCollision,
-    Sha1Dc,
+    compress_dc, digest_dc, digest_dc_with, Collision, DcConfig, DcDigest, DisturbanceVector,
+    DvType, OnCollision, Sha1Dc,
 };
 
 #[cfg(feature = "rustcrypto")]
@@ -235,7 +235,7 @@ impl Sha1 {
         let (state, compressed, kernel) = (&mut self.state, &mut self.compressed, self.kernel);
         absorb(&mut self.buf, &mut self.buf_len, data, |blocks| {
             kernel.compress(state, blocks);
-            *compressed += blocks.len() as u64;
+            *compressed = compressed.wrapping_add(blocks.len() as u64);
         });
     }
 
@@ -264,7 +264,7 @@ impl Sha1 {
         pad_final(
             &mut self.buf,
             self.buf_len,
-            self.compressed + self.buf_len as u64,
+            self.compressed.wrapping_add(self.buf_len as u64),
             |blocks| kernel.compress(state, blocks),
         );
         state_to_bytes(&self.state)
@@ -321,7 +321,26 @@ pub fn digest(data: &[u8]) -> [u8; DIGEST_LEN] {
     // tail from the stack. For short messages this is one kernel call and
     // no 64-byte buffer to fill and copy (the per-call overhead is most of
     // what Hash8Bytes measures besides the one compression).
-    let (_, kernel) = Backend::auto();
+    digest_on(Backend::auto().1, data)
+}
+
+/// SHA-1 of `data` in one call, on `backend`: what [`digest()`] does with
+/// the backend forced, or why this CPU cannot run it.
+///
+/// ```
+/// use fastcrypt::sha1::{digest, digest_with, Backend};
+/// for b in Backend::ALL {
+///     if let Ok(d) = digest_with(*b, b"abc") {
+///         assert_eq!(d, digest(b"abc"));
+///     }
+/// }
+/// ```
+pub fn digest_with(backend: Backend, data: &[u8]) -> Result<[u8; DIGEST_LEN], crate::Unsupported> {
+    Ok(digest_on(backend.kernel()?, data))
+}
+
+#[inline(always)]
+fn digest_on(kernel: Kernel, data: &[u8]) -> [u8; DIGEST_LEN] {
     let mut state = IV;
     let whole = data.len() / BLOCK_LEN * BLOCK_LEN;
     if whole > 0 {

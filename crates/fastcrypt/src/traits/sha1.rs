@@ -96,7 +96,14 @@ impl UpdateCore for Sha1Core {
 
 impl FixedOutputCore for Sha1Core {
     fn finalize_fixed_core(&mut self, buffer: &mut Buffer<Self>, out: &mut Output<Self>) {
-        let bit_len = (self.blocks * BLOCK_LEN as u64 + buffer.get_pos() as u64).wrapping_mul(8);
+        // Wrapping, as every SHA-1 path here counts: the length field is
+        // the message length in bits mod 2^64, and a deserialized block
+        // count may be anything.
+        let bit_len = self
+            .blocks
+            .wrapping_mul(BLOCK_LEN as u64)
+            .wrapping_add(buffer.get_pos() as u64)
+            .wrapping_mul(8);
         let mut state = self.state;
         let kernel = self.kernel;
         buffer.len64_padding_be(bit_len, |block| {
@@ -174,7 +181,7 @@ impl CoreProxy for Sha1 {
         buf[..data.len()].copy_from_slice(data);
         Sha1 {
             state: core.state,
-            compressed: core.blocks * BLOCK_LEN as u64,
+            compressed: core.blocks.wrapping_mul(BLOCK_LEN as u64),
             buf,
             buf_len: data.len(),
             backend: core.backend,

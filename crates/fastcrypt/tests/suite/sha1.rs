@@ -7,7 +7,7 @@ use super::common::{
     read_testdata, rng, TestResult,
 };
 use fastcrypt::sha1::{self, Backend, Sha1};
-use libtest_mimic::Trial;
+use libtest_mimic::{Failed, Trial};
 use rand::Rng;
 
 fn hasher(b: Backend) -> Sha1 {
@@ -41,6 +41,7 @@ pub fn register(trials: &mut Vec<Trial>) {
     per_backend(trials, "sha1_vs_rustcrypto", vs_rustcrypto);
     per_backend(trials, "sha1_digest_traits", digest_traits);
     per_backend(trials, "sha1_block_api", block_api);
+    per_backend(trials, "sha1_one_shot_with_backend", one_shot_with_backend);
     trials.push(Trial::test("sha1_backend_api", || {
         backend_api(
             |b| Sha1::with_backend(b).map(|h| h.backend()),
@@ -342,6 +343,25 @@ fn block_api(b: Backend) -> TestResult {
             &want,
         )?;
     }
+    // Any block count deserializes and finalizes, without an overflow
+    // panic in a debug build: the length field wraps mod 2^64 bits, as
+    // OpenSSL's and RustCrypto's release builds count. Every backend
+    // agrees with the portable one.
+    use digest::common::hazmat::SerializableState;
+    let huge = |b: Backend| -> Result<[u8; 20], Failed> {
+        let (core, _): (Sha1Core, _) = hasher(b).decompose();
+        let mut bytes = core.serialize();
+        bytes[20..].copy_from_slice(&(u64::MAX - 1).to_le_bytes());
+        let core = Sha1Core::deserialize(&bytes).map_err(|e| e.to_string())?;
+        let mut h = Sha1::compose(core, Buffer::<Sha1Core>::default());
+        Update::update(&mut h, &painted(200));
+        Ok(h.finalize())
+    };
+    check_eq(
+        "2^64 - 2 blocks resumed",
+        &huge(b)?,
+        &huge(Backend::Portable)?,
+    )?;
     Ok(())
 }
 
@@ -432,6 +452,21 @@ fn digest_dev_conformance() -> TestResult {
     }
     if <Sha1 as Digest>::output_size() != 20 {
         return Err("output_size".into());
+    }
+    Ok(())
+}
+
+/// `sha1::digest_with`, the one-shot path on a forced backend: every
+/// length of the table, misaligned too, against the portable oracle.
+fn one_shot_with_backend(b: Backend) -> TestResult {
+    let lens = lens();
+    let data = painted(lens[lens.len() - 1] + 5);
+    for len in lens {
+        for at in [0, 5] {
+            let msg = &data[at..at + len];
+            let got = sha1::digest_with(b, msg).map_err(|e| e.to_string())?;
+            check_eq(&format!("len {len} at offset {at}"), &got, &oracle(msg))?;
+        }
     }
     Ok(())
 }

@@ -35,6 +35,11 @@ pub fn register(trials: &mut Vec<Trial>) {
     per_backend(trials, "sha1dc_digest_traits", digest_traits);
     per_backend(trials, "sha1dc_compress_dc_blocks", compress_dc_blocks);
     per_backend(trials, "sha1dc_every_split", every_split);
+    per_backend(
+        trials,
+        "sha1dc_one_shot_with_backend",
+        one_shot_with_backend,
+    );
 }
 
 fn file(name: &str) -> Vec<u8> {
@@ -52,6 +57,47 @@ fn dc(b: Backend, cfg: DcConfig, data: &[u8]) -> DcDigest {
         .with_config(cfg);
     h.update(data);
     h.finalize()
+}
+
+/// `sha1::digest_dc_with`, the one-shot path on a forced backend, gives
+/// what the streaming hasher gives (digest, first report, count): the
+/// collision files whole and cut short (the attack blocks then fall in
+/// the stack copy of a short message, or in its padded tail), and every
+/// length of random data up to 400 bytes.
+fn one_shot_with_backend(b: Backend) -> TestResult {
+    let one_shot = |data: &[u8]| sha1::digest_dc_with(b, data).map_err(|e| e.to_string());
+    for (name, _, _) in ATTACKS {
+        let data = file(name);
+        // The attack's first block lies at some offset: cut just after it
+        // and one block later too.
+        let at = dc(b, DcConfig::default(), &data)
+            .collision
+            .ok_or_else(|| format!("{name}: no collision"))?
+            .offset as usize;
+        for len in [data.len(), at + 64, at + 128, at + 129] {
+            let msg = &data[..len.min(data.len())];
+            let want = dc(b, DcConfig::default(), msg);
+            if one_shot(msg)? != want {
+                return Err(
+                    format!("{name}, {len} bytes: {:?} != {want:?}", one_shot(msg)?).into(),
+                );
+            }
+        }
+        // Only the attack blocks, as a short message of its own.
+        let msg = &data[at..(at + 128).min(data.len())];
+        if one_shot(msg)? != dc(b, DcConfig::default(), msg) {
+            return Err(format!("{name}: the attack blocks alone").into());
+        }
+    }
+    let mut r = rng(0x5EED_DC20);
+    let long = random_bytes(&mut r, 400);
+    for len in 0..=long.len() {
+        let msg = &long[..len];
+        if one_shot(msg)? != dc(b, DcConfig::default(), msg) {
+            return Err(format!("random, {len} bytes").into());
+        }
+    }
+    Ok(())
 }
 
 fn rr() -> DcConfig {

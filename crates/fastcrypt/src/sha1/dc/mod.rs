@@ -1165,7 +1165,7 @@ impl Sha1Dc {
     }
 
     fn finalize_inner(&mut self) -> DcDigest {
-        let len = self.compressed + self.buf_len as u64;
+        let len = self.compressed.wrapping_add(self.buf_len as u64);
         let (buf, &mut n, mut b) = self.parts();
         pad_final(buf, n, len, |blocks| b.compress(blocks));
         DcDigest {
@@ -1199,7 +1199,7 @@ impl Blocks<'_> {
                 first.get_or_insert(*c);
             },
         );
-        *self.compressed += blocks.len() as u64;
+        *self.compressed = self.compressed.wrapping_add(blocks.len() as u64);
     }
 }
 
@@ -1211,6 +1211,27 @@ impl Blocks<'_> {
 /// assert_eq!(out.ok(), Ok(fastcrypt::sha1::digest(b"abc")));
 /// ```
 pub fn digest_dc(data: &[u8]) -> DcDigest {
+    digest_dc_on(Backend::auto().1, data)
+}
+
+/// Collision-detecting SHA-1 of `data` in one call, on `backend`: what
+/// [`digest_dc`] does with the backend forced, or why this CPU cannot run
+/// it.
+///
+/// ```
+/// use fastcrypt::sha1::{digest_dc, digest_dc_with, Backend};
+/// for b in Backend::ALL {
+///     if let Ok(out) = digest_dc_with(*b, b"abc") {
+///         assert_eq!(out, digest_dc(b"abc"));
+///     }
+/// }
+/// ```
+pub fn digest_dc_with(backend: Backend, data: &[u8]) -> Result<DcDigest, crate::Unsupported> {
+    Ok(digest_dc_on(backend.kernel()?, data))
+}
+
+#[inline(always)]
+fn digest_dc_on(kernel: Kernel, data: &[u8]) -> DcDigest {
     // No hasher object, as `sha1::digest`: whole blocks straight from
     // `data`, then the padded rest from the stack. A message shorter than
     // `SHORT` goes to the stack whole, so that one kernel call takes all
@@ -1219,7 +1240,6 @@ pub fn digest_dc(data: &[u8]) -> DcDigest {
     // EPYC Zen 4 (2026-12-05) one call made 64 to 180-byte messages
     // 1.06-1.12x faster than two.
     const SHORT: usize = 3 * BLOCK_LEN;
-    let (_, kernel) = Backend::auto();
     let cfg = DcConfig::default();
     let mut state = IV;
     let mut first = None;

@@ -760,10 +760,35 @@ impl Sha1Many {
             cfg: config,
         };
         let auto = super::Backend::auto().1;
-        if !config.detect || !config.ubc {
-            // Plain SHA-1, or the reference's every-block recompression
-            // (a testing aid, ~30x slower): the one-stream path.
-            run::<1, _>(one(auto), jobs, out, 0, |_, _| {});
+        if !config.detect {
+            // Plain SHA-1 on this hasher's own lanes, reported as such.
+            let plain = self.digest_many(messages);
+            for (o, digest) in out.iter_mut().zip(plain) {
+                *o = DcDigest {
+                    digest,
+                    collision: None,
+                    collisions: 0,
+                };
+            }
+            return;
+        }
+        if !config.ubc {
+            // The reference's every-block recompression (a testing aid,
+            // ~30x slower): one stream at a time, on this hasher's
+            // one-stream kernel (the lane backends have none of their
+            // own: the fastest).
+            let single = match self.kernel {
+                Kernel::Portable => super::Backend::Portable
+                    .kernel()
+                    .expect("the portable backend always runs"),
+                #[cfg(fastcrypt_x86)]
+                Kernel::Shani(_) => super::Backend::Shani
+                    .kernel()
+                    .expect("the multi-buffer token proves SHA-NI"),
+                #[cfg(fastcrypt_x86)]
+                _ => auto,
+            };
+            run::<1, _>(one(single), jobs, out, 0, |_, _| {});
             return;
         }
         match self.kernel {
