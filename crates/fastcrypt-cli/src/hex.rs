@@ -24,19 +24,22 @@ pub fn decode(s: &str) -> Result<Vec<u8>, String> {
             )),
         }
     };
-    let b = s.as_bytes();
-    // A stray character (a space, `0x`) is the likelier mistake: named
-    // first, even when it also makes the count odd.
-    for (at, &c) in b.iter().enumerate() {
-        digit(c, at)?;
+    // One pass. A stray character (a space, `0x`) is the likelier
+    // mistake, so it is named first, even when it also makes the count
+    // odd: the count is checked only once every character was.
+    let mut out = Vec::with_capacity(s.len() / 2);
+    let mut high = None;
+    for (at, c) in s.bytes().enumerate() {
+        let d = digit(c, at)?;
+        match high.take() {
+            None => high = Some(d),
+            Some(h) => out.push(h << 4 | d),
+        }
     }
-    if b.len() & 1 != 0 {
-        return Err(format!("odd number of hex digits ({})", b.len()));
+    if high.is_some() {
+        return Err(format!("odd number of hex digits ({})", s.len()));
     }
-    b.chunks_exact(2)
-        .enumerate()
-        .map(|(n, p)| Ok(digit(p[0], 2 * n)? << 4 | digit(p[1], 2 * n + 1)?))
-        .collect()
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -139,35 +139,21 @@ pub fn run(args: Args) -> Result<(), String> {
         output::refuse_same_paths(i, o)?;
     }
     let input = match &args.input {
-        Some(path) => File::open(path).map_err(|e| {
-            format!(
-                "rc4: cannot open {in_name}: {}",
-                crate::stdio::os_message(&e)
-            )
-        })?,
+        Some(path) => File::open(path).map_err(|e| cannot("open", &in_name, &e))?,
         None if crate::stdio::was_closed(0) => {
-            return Err(format!(
-                "rc4: cannot read {in_name}: {}",
-                crate::stdio::os_message(&io::Error::from_raw_os_error(libc::EBADF))
+            return Err(cannot(
+                "read",
+                &in_name,
+                &io::Error::from_raw_os_error(libc::EBADF),
             ))
         }
         None => io::stdin()
             .as_fd()
             .try_clone_to_owned()
             .map(File::from)
-            .map_err(|e| {
-                format!(
-                    "rc4: cannot read {in_name}: {}",
-                    crate::stdio::os_message(&e)
-                )
-            })?,
+            .map_err(|e| cannot("read", &in_name, &e))?,
     };
-    let in_meta = input.metadata().map_err(|e| {
-        format!(
-            "rc4: cannot stat {in_name}: {}",
-            crate::stdio::os_message(&e)
-        )
-    })?;
+    let in_meta = input.metadata().map_err(|e| cannot("stat", &in_name, &e))?;
     if in_meta.is_dir() {
         return Err(format!("rc4: cannot read {in_name}: Is a directory"));
     }
@@ -182,23 +168,24 @@ pub fn run(args: Args) -> Result<(), String> {
     out.finish()
 }
 
+/// `rc4: cannot VERB NAME: REASON`, the form of every I/O error this
+/// command reports, with the reason worded as C tools word it (no
+/// "(os error N)").
+fn cannot(verb: &str, name: impl std::fmt::Display, e: &io::Error) -> String {
+    format!("rc4: cannot {verb} {name}: {}", crate::stdio::os_message(e))
+}
+
 /// The key file's bytes, reading no more than one byte past the longest
 /// key, so that `--key-file /dev/zero` is refused rather than read
 /// forever.
 fn read_key_file(path: &std::path::Path) -> Result<Vec<u8>, String> {
-    let cannot = |e: io::Error| {
-        format!(
-            "rc4: cannot read key file {}: {}",
-            path.display(),
-            crate::stdio::os_message(&e)
-        )
-    };
-    let file = File::open(path).map_err(cannot)?;
+    let name = format!("key file {}", path.display());
+    let file = File::open(path).map_err(|e| cannot("read", &name, &e))?;
     let mut key = Vec::new();
     (&file)
         .take(MAX_KEY_LEN as u64 + 1)
         .read_to_end(&mut key)
-        .map_err(cannot)?;
+        .map_err(|e| cannot("read", &name, &e))?;
     if key.len() > MAX_KEY_LEN {
         let size = match file.metadata() {
             Ok(m) if m.is_file() => format!("{} bytes", m.len()),
@@ -225,12 +212,7 @@ fn stream(
             Ok(0) => return Ok(()),
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                return Err(format!(
-                    "rc4: cannot read {in_name}: {}",
-                    crate::stdio::os_message(&e)
-                ))
-            }
+            Err(e) => return Err(cannot("read", in_name, &e)),
         };
         cipher.apply_keystream(&mut buf[..n]);
         out.write_all(&buf[..n])?;

@@ -1,7 +1,7 @@
 //! Where `rc4` writes: standard output, or `-o OUT` by the kind of file
 //! OUT is, and the rules that refuse an output that is the input.
 
-use super::signals;
+use super::{cannot, signals};
 use crate::stdio;
 use std::ffi::{CString, OsStr};
 use std::fs::{self, File, Metadata, OpenOptions};
@@ -67,12 +67,7 @@ impl Output {
         if (0..3).contains(&fd) && stdio::was_closed(fd as u8) {
             return Ok(Output::Stdout(None));
         }
-        let ebadf = || {
-            format!(
-                "rc4: cannot open {name}: {}",
-                stdio::os_message(&io::Error::from_raw_os_error(libc::EBADF))
-            )
-        };
+        let ebadf = || cannot("open", &name, &io::Error::from_raw_os_error(libc::EBADF));
         // SAFETY: F_GETFD only reports whether `fd` is open.
         if unsafe { libc::fcntl(fd, libc::F_GETFD) } == -1 {
             return Err(ebadf());
@@ -83,9 +78,7 @@ impl Output {
             .try_clone_to_owned()
             .map(File::from)
             .map_err(|_| ebadf())?;
-        let m = file
-            .metadata()
-            .map_err(|e| format!("rc4: cannot open {name}: {}", stdio::os_message(&e)))?;
+        let m = file.metadata().map_err(|e| cannot("open", &name, &e))?;
         if m.is_dir() {
             return Err(format!("rc4: output {name} is a directory"));
         }
@@ -152,17 +145,14 @@ impl Output {
                 let file = OpenOptions::new()
                     .write(true)
                     .open(path)
-                    .map_err(|e| format!("rc4: cannot open {name}: {}", stdio::os_message(&e)))?;
+                    .map_err(|e| cannot("open", &name, &e))?;
                 Ok(Output::Direct { file, name })
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 // A new file, possibly at the end of a dangling link.
                 Ok(Output::Replace(TempOut::create(&real, &name, None)?))
             }
-            Err(e) => Err(format!(
-                "rc4: cannot open {name}: {}",
-                stdio::os_message(&e)
-            )),
+            Err(e) => Err(cannot("open", &name, &e)),
         }
     }
 
@@ -174,13 +164,13 @@ impl Output {
             Output::Stdout(None) => Err(stdio::write_error(&io::Error::from_raw_os_error(
                 libc::EBADF,
             ))),
-            Output::Direct { file, name } => file
-                .write_all(data)
-                .map_err(|e| format!("rc4: cannot write {name}: {}", stdio::os_message(&e))),
+            Output::Direct { file, name } => {
+                file.write_all(data).map_err(|e| cannot("write", &name, &e))
+            }
             Output::Replace(t) => t
                 .file
                 .write_all(data)
-                .map_err(|e| format!("rc4: cannot write {}: {}", t.name, stdio::os_message(&e))),
+                .map_err(|e| cannot("write", &t.name, &e)),
         }
     }
 
@@ -242,11 +232,7 @@ fn check_writable(real: &Path, name: &str) -> Result<(), String> {
     // SAFETY: `c` is a NUL-terminated path that outlives the call.
     let r = unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), libc::W_OK, libc::AT_EACCESS) };
     if r != 0 {
-        let e = io::Error::last_os_error();
-        return Err(format!(
-            "rc4: cannot open {name}: {}",
-            stdio::os_message(&e)
-        ));
+        return Err(cannot("open", name, &io::Error::last_os_error()));
     }
     Ok(())
 }
@@ -280,13 +266,7 @@ fn follow_links(path: &Path) -> Result<Dest, String> {
         }
         match fs::symlink_metadata(&p) {
             Ok(m) if m.file_type().is_symlink() => {
-                let target = fs::read_link(&p).map_err(|e| {
-                    format!(
-                        "rc4: cannot read link {}: {}",
-                        p.display(),
-                        stdio::os_message(&e)
-                    )
-                })?;
+                let target = fs::read_link(&p).map_err(|e| cannot("read link", p.display(), &e))?;
                 p = match p.parent() {
                     Some(dir) => dir.join(target),
                     None => target,
@@ -353,10 +333,10 @@ impl TempOut {
                 ))
             }
             Err(e) => {
-                return Err(format!(
-                    "rc4: cannot create {name}: {}: {}",
-                    dir.display(),
-                    stdio::os_message(&e)
+                return Err(cannot(
+                    "create",
+                    format_args!("{name}: {}", dir.display()),
+                    &e,
                 ))
             }
         }
@@ -401,13 +381,7 @@ impl TempOut {
                     });
                 }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-                Err(e) => {
-                    return Err(format!(
-                        "rc4: cannot create a temporary file in {}: {}",
-                        dir.display(),
-                        stdio::os_message(&e)
-                    ))
-                }
+                Err(e) => return Err(cannot("create a temporary file in", dir.display(), &e)),
             }
         }
         Err(format!(
@@ -423,20 +397,13 @@ impl TempOut {
         if let Some(mode) = self.new_mode {
             self.file
                 .set_permissions(fs::Permissions::from_mode(mode))
-                .map_err(|e| {
-                    format!("rc4: cannot write {}: {}", self.name, stdio::os_message(&e))
-                })?;
+                .map_err(|e| cannot("write", &self.name, &e))?;
         }
         self.file
             .sync_all()
-            .map_err(|e| format!("rc4: cannot write {}: {}", self.name, stdio::os_message(&e)))?;
-        signals::finish_removable(|| fs::rename(&self.path, &self.target)).map_err(|e| {
-            format!(
-                "rc4: cannot replace {}: {}",
-                self.name,
-                stdio::os_message(&e)
-            )
-        })?;
+            .map_err(|e| cannot("write", &self.name, &e))?;
+        signals::finish_removable(|| fs::rename(&self.path, &self.target))
+            .map_err(|e| cannot("replace", &self.name, &e))?;
         self.committed = true;
         Ok(())
     }
