@@ -35,8 +35,12 @@ fn any_text(text: &str) {
     match parse(text, Path::new("old.txt")) {
         Ok(p) => {
             check_shape(&p);
+            // Every result line is a run or a skipped line.
             let runs: usize = p.runs.values().map(|r| r.ns.len()).sum();
-            assert_eq!(runs, text.lines().filter(|l| is_result(l)).count());
+            assert_eq!(
+                runs + p.skipped.len(),
+                text.lines().filter(|l| is_result(l)).count()
+            );
         }
         Err(e) => {
             // `old.txt:N: malformed benchmark line (why): line`

@@ -26,8 +26,10 @@ pub struct BenchcmpArgs {
 pub fn run(args: BenchcmpArgs) -> Result<(), String> {
     let old = read(&args.old)?;
     let new = read(&args.new)?;
-    print!("{}", compare(&old, &new, &args.old, &args.new)?);
-    Ok(())
+    for note in old.skipped.iter().chain(&new.skipped) {
+        eprintln!("fastcrypt: warning: {note}");
+    }
+    crate::stdio::print_out(&compare(&old, &new, &args.old, &args.new)?)
 }
 
 fn read(path: &Path) -> Result<Parsed, String> {
@@ -95,7 +97,25 @@ pub fn compare(
             new_path.display()
         ));
     }
-    Ok(oldnew::render(&rows, false, RANGES_OVERLAP))
+    let mut out = oldnew::render(&rows, false, RANGES_OVERLAP);
+    // What one file has and the other lacks is said, not dropped: a
+    // backend that exists on one machine only, a benchmark renamed.
+    for (path, this, other) in [(old_path, old, new), (new_path, new, old)] {
+        let only: Vec<&str> = this
+            .order
+            .iter()
+            .filter(|n| !other.runs.contains_key(*n))
+            .map(String::as_str)
+            .collect();
+        if !only.is_empty() {
+            out.push_str(&format!(
+                "\nonly in {} (not compared): {}\n",
+                path.display(),
+                only.join(" ")
+            ));
+        }
+    }
+    Ok(out)
 }
 
 /// What `~` means in benchcmp's tables.

@@ -28,6 +28,12 @@ pub struct Parsed {
     pub order: Vec<String>,
     /// The runs of each benchmark.
     pub runs: HashMap<String, Runs>,
+    /// Benchmark lines that carry no time, each with its file, line and
+    /// why: Go's status lines (`BenchmarkX-8  --- FAIL: BenchmarkX-8`)
+    /// and results whose ns/op the benchmark suppressed
+    /// (`b.ReportMetric(0, "ns/op")`). Skipped, as benchstat skips them,
+    /// for the caller to warn about.
+    pub skipped: Vec<String>,
 }
 
 /// One result line: `NAME  ITERS  NS ns/op`, with, when the operation
@@ -71,6 +77,18 @@ pub fn parse(text: &str, path: &Path) -> Result<Parsed, String> {
                 line.trim()
             )
         };
+        let skip = |why: &str| {
+            format!(
+                "{}:{}: {why}, skipped: {}",
+                path.display(),
+                i + 1,
+                line.trim()
+            )
+        };
+        if fields[1].starts_with("---") {
+            out.skipped.push(skip("a status line, not a result"));
+            continue;
+        }
         if fields[1].parse::<u64>().is_err() {
             return Err(bad("second field is not an iteration count"));
         }
@@ -92,7 +110,10 @@ pub fn parse(text: &str, path: &Path) -> Result<Parsed, String> {
                 _ => {}
             }
         }
-        let ns = ns.ok_or_else(|| bad("no ns/op value"))?;
+        let Some(ns) = ns else {
+            out.skipped.push(skip("no ns/op value"));
+            continue;
+        };
         let name = name.to_string();
         let runs = out.runs.entry(name.clone()).or_insert_with(|| {
             out.order.push(name);

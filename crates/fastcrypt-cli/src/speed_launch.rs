@@ -1,7 +1,8 @@
 //! `fastcrypt speed`: runs the speed lab, the `fastcrypt-speed` program
 //! (see `speed_main.rs` for why it is a program of its own), with the
 //! arguments given. It replaces this process, so the lab's output,
-//! terminal, signals and exit status are exactly its own.
+//! terminal, signals and exit status are exactly its own; so are its
+//! standard descriptors, closed ones included.
 
 use std::ffi::OsString;
 #[cfg(unix)]
@@ -44,6 +45,7 @@ fn locate() -> Result<PathBuf, String> {
 #[cfg(unix)]
 pub fn run(args: &[OsString]) -> Result<(), String> {
     let path = locate()?;
+    fastcrypt_cli::stdio::reclose_closed_std_fds();
     let e = Command::new(&path).args(args).exec();
     Err(format!("cannot run {}: {e}", path.display()))
 }

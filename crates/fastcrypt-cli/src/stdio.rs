@@ -23,7 +23,24 @@ pub fn write_error(e: &io::Error) -> String {
     format!("write error: {}", os_message(e))
 }
 
-// Which standard descriptors were closed when the process started.
+/// Writes `text` to standard output and flushes it, failing as C tools
+/// do: `write error: No space left on device` on a full disk, `write
+/// error: Bad file descriptor` when standard output was closed at
+/// start-up (which Rust's runtime would otherwise turn into a silent
+/// success on `/dev/null`). `print!` panics instead.
+pub fn print_out(text: &str) -> Result<(), String> {
+    use std::io::Write as _;
+    if stdout_was_closed() {
+        return Err(write_error(&io::Error::from_raw_os_error(libc::EBADF)));
+    }
+    let mut out = io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| write_error(&e))
+}
+
+// What the process inherited at start-up: which standard descriptors
+// were closed, and whether SIGPIPE was ignored.
 //
 // Before `main`, Rust's runtime reopens a closed fd 0, 1 or 2 on
 // `/dev/null`, so `fastcrypt sha1 f >&-` would otherwise write into
@@ -43,7 +60,7 @@ static CLOSED_AT_START: AtomicU8 = AtomicU8::new(0);
 static SIGPIPE_IGNORED_AT_START: AtomicBool = AtomicBool::new(false);
 
 #[cfg(target_os = "linux")]
-extern "C" fn record_closed_std_fds() {
+extern "C" fn record_start_up_state() {
     for fd in 0..3 {
         // SAFETY: F_GETFD on any integer is harmless: it only reports
         // whether the descriptor is open. No Rust code has run yet and
@@ -73,12 +90,30 @@ extern "C" fn record_closed_std_fds() {
 // this static is; the function it points to is sound to run before
 // `main` (see above).
 #[unsafe(link_section = ".init_array")]
-static RECORD_CLOSED_STD_FDS: extern "C" fn() = record_closed_std_fds;
+static RECORD_START_UP_STATE: extern "C" fn() = record_start_up_state;
 
 /// Whether descriptor `fd` (0, 1 or 2) was closed when the process
 /// started (always false where this cannot be known).
 pub fn was_closed(fd: u8) -> bool {
     fd < 3 && CLOSED_AT_START.load(Ordering::Relaxed) & (1 << fd) != 0
+}
+
+/// Closes again each standard descriptor that was closed when the
+/// process started (the runtime reopened it on `/dev/null`), so that a
+/// program this one is about to `exec` starts with what the shell gave:
+/// `fastcrypt speed >&-` then fails to write, as `fastcrypt-speed >&-`
+/// does, instead of succeeding into `/dev/null`.
+#[cfg(unix)]
+pub fn reclose_closed_std_fds() {
+    for fd in 0..3u8 {
+        if was_closed(fd) {
+            // SAFETY: the descriptor holds only the runtime's `/dev/null`;
+            // the caller execs next, and nothing writes to it before.
+            unsafe {
+                libc::close(fd.into());
+            }
+        }
+    }
 }
 
 /// Whether standard output was closed when the process started (`>&-`):

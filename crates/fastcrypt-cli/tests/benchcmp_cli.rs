@@ -65,12 +65,36 @@ fn repeated_runs_use_medians_and_mark_noise() {
          BenchmarkA-8 100 950 ns/op 8.42 MB/s\n\
          BenchmarkA-8 100 990 ns/op 8.08 MB/s\n\
          BenchmarkB-8 100 250 ns/op\n\
-         BenchmarkB-8 100 260 ns/op\n",
+         BenchmarkB-8 100 260 ns/op\n\
+         BenchmarkFails-8 \t--- FAIL: BenchmarkFails-8\n\
+         BenchmarkNoTime-8 100 3.00 widgets/op\n",
     )
     .unwrap();
     let o = fastcrypt(&["benchcmp", old.to_str().unwrap(), new.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
+    // Lines with no time are skipped with a warning each, as benchstat
+    // skips them, not taken for a malformed file.
+    let err = stderr(&o);
+    assert!(
+        err.contains(&format!(
+            "fastcrypt: warning: {}:6: a status line, not a result, skipped: BenchmarkFails-8",
+            new.display()
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(":7: no ns/op value, skipped: BenchmarkNoTime-8"),
+        "{err}"
+    );
+    // A benchmark in one file only is named, not dropped.
+    assert!(
+        out.contains(&format!(
+            "only in {} (not compared): BenchmarkOnlyOld-8\n",
+            old.display()
+        )),
+        "{out}"
+    );
     // A: medians 1000 -> 990, ranges overlap: within noise.
     assert!(
         out.contains("BenchmarkA-8         1000          990   -1.00% ~\n"),
@@ -81,7 +105,7 @@ fn repeated_runs_use_medians_and_mark_noise() {
         out.contains("BenchmarkB-8          505          255  -49.50%\n"),
         "{out}"
     );
-    assert!(!out.contains("OnlyOld"));
+    assert!(!out.contains("BenchmarkOnlyOld-8    "), "{out}");
     assert!(out.contains("~: within noise"));
 }
 

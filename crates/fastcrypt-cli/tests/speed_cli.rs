@@ -355,6 +355,13 @@ fn option_errors_are_one_line() {
         .contains("unknown backend `neon` (valid: auto, all, portable"));
     assert!(fails(&["speed", "sha1", "--sizes", "8,12Q"]).contains("invalid size `12Q`"));
     assert!(fails(&["speed", "sha1", "--peers", "libsodium"]).contains("unknown peer `libsodium`"));
+    assert!(fails(&["speed", "sha1", "--peers", "none,openssl"])
+        .contains("--peers none cannot be combined with other peers"));
+    assert!(fails(&["speed", "sha1", "--peers", ""]).contains("empty --peers"));
+    assert!(fails(&["speed", "sha1", "--sweep", "--sizes", "8"])
+        .contains("--sweep measures sizes of its own: leave out --sizes"));
+    assert!(fails(&["speed", "pbkdf2-sha1", "--sizes", "0"])
+        .contains("--sizes 0: pbkdf2-sha1 takes sizes from 1"));
     assert!(fails(&["speed", "sha1", "--format", "xml"]).contains("unknown format `xml`"));
     assert!(fails(&["speed", "sha1", "--min-time", "soon"]).contains("invalid --min-time"));
     assert!(fails(&["speed", "sha1", "--samples", "2"]).contains("from 5 to 1000"));

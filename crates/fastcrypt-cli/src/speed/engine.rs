@@ -262,13 +262,26 @@ pub fn total_steps(cells: &[Cell], plan: &Plan) -> u64 {
 /// [`quiet_rounds`]).
 pub const QUIET_TOLERANCE: f64 = 0.10;
 
+/// The fewest paired rounds in which a sign test can tell two cells apart
+/// at the 5% level that `--compare` marks by: all 6 one way give p = 2 /
+/// 2^6 = 0.031, while all 5 give 0.0625, never significant.
+pub const MIN_PAIRED_ROUNDS: usize = 6;
+
+/// Whether `quiet` of `total` paired rounds are enough to use the quiet
+/// ones alone: at least [`MIN_PAIRED_ROUNDS`] and at least a third of
+/// all rounds. The engine takes rounds until this holds; [`paired`] uses
+/// every round, and says so, when it does not.
+pub fn quiet_enough(quiet: usize, total: usize) -> bool {
+    quiet >= MIN_PAIRED_ROUNDS && quiet * 3 >= total
+}
+
 /// Measures every runnable cell, interleaved as the module docs describe.
 ///
 /// `pairs` are the cells `--compare` will pair (indices into `cells`).
 /// While some pair has fewer than `plan.samples / 2` quiet rounds (see
-/// [`quiet_rounds`]),
-/// more rounds are taken, up to `plan.max_rounds` in all: a load phase
-/// that covers half a run is then outlasted instead of reported. `grow` is
+/// [`quiet_rounds`]), or not [`quiet_enough`] of them, more rounds are
+/// taken, up to `plan.max_rounds` in all: a load phase that covers half
+/// a run is then outlasted instead of reported. `grow` is
 /// told how many steps each extra round adds. Returns the rounds taken.
 pub fn run(
     cells: &mut [Cell],
@@ -304,12 +317,13 @@ pub fn run(
         tick(label);
     }
     let n = runners.len();
-    let wanted = plan.samples.div_ceil(2).max(5);
+    let wanted = plan.samples.div_ceil(2).max(MIN_PAIRED_ROUNDS);
     let mut round = 0;
     loop {
         if round >= plan.samples {
             let enough = pairs.iter().all(|&(a, b)| {
-                quiet_rounds(&runners[a].1.samples, &runners[b].1.samples).len() >= wanted
+                let quiet = quiet_rounds(&runners[a].1.samples, &runners[b].1.samples).len();
+                quiet >= wanted && quiet_enough(quiet, round)
             });
             if enough || round >= plan.max_rounds.max(plan.samples) {
                 return round;
@@ -366,16 +380,16 @@ pub struct Paired {
 }
 
 /// Pairs sample `i` of `a` with sample `i` of `b` (taken in the same
-/// round). Uses the quiet rounds when there are at least five of them and
-/// they are at least a third of all rounds; otherwise every round (the
-/// machine was busy throughout, and `n == total` says so).
+/// round). Uses the quiet rounds when there are [`quiet_enough`] of
+/// them; otherwise every round (the machine was busy throughout, and
+/// `loaded` says so).
 pub fn paired(a: &[f64], b: &[f64]) -> Option<Paired> {
     let total = a.len().min(b.len());
     if total == 0 {
         return None;
     }
     let quiet = quiet_rounds(a, b);
-    let loaded = quiet.len() < 5 || quiet.len() * 3 < total;
+    let loaded = !quiet_enough(quiet.len(), total);
     let used: Vec<usize> = if loaded { (0..total).collect() } else { quiet };
     let ratios: Vec<f64> = used.iter().map(|&i| b[i] / a[i]).collect();
     let inverse: Vec<f64> = used.iter().map(|&i| a[i] / b[i]).collect();
@@ -436,9 +450,9 @@ mod tests {
         let p = paired(&a, &b).unwrap();
         assert_eq!((p.n, p.total), (10, 15));
         assert_eq!(p.time_ratio, 0.5);
-        // Loaded throughout: every round is used.
+        // Five rounds, however quiet, are too few to use alone.
         let p = paired(&a[3..8], &b[3..8]).unwrap();
-        assert_eq!((p.n, p.total, p.loaded), (5, 5, false));
+        assert_eq!((p.n, p.total, p.loaded), (5, 5, true));
         // Quiet only in 4 of 15 rounds: every round is used, and said so.
         let (mut a, mut b) = (vec![180.0; 15], vec![65.0; 15]);
         for i in 0..4 {
@@ -447,6 +461,16 @@ mod tests {
         }
         let p = paired(&a, &b).unwrap();
         assert_eq!((p.n, p.total, p.loaded), (15, 15, true));
+    }
+
+    #[test]
+    fn the_fewest_rounds_can_be_significant() {
+        // Every round one way: 6 rounds pass the 5% test, 5 cannot.
+        let ms = MIN_PAIRED_ROUNDS;
+        assert!(sign_test(ms, ms) < 0.05);
+        assert!(sign_test(ms - 1, ms - 1) >= 0.05);
+        let p = paired(&[100.0; 6], &[50.0; 6]).unwrap();
+        assert!(!p.loaded && p.p_value < 0.05, "{p:?}");
     }
 
     #[test]

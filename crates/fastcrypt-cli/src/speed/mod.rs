@@ -18,6 +18,7 @@ mod options;
 mod report;
 mod select;
 
+use crate::stdio;
 use algos::{Algorithm, Origin, Params};
 use clap::Args;
 use engine::{Cell, Plan};
@@ -47,9 +48,11 @@ samples taken back to back), not the ratio of the medians, and marks with
 usual fast speed (the lower quartile of its samples) is set aside as
 disturbed by load (load phases slow SIMD and
 scalar code by different factors, so they bias even paired ratios); while
-fewer than half of --samples rounds are quiet, --compare takes more
-rounds, up to three times --samples. If quiet rounds stay too few, every
-round is used and the row is marked `*`.
+fewer than half of --samples rounds are quiet, or fewer than six (the
+fewest in which a sign test can reach p < 0.05), or fewer than a third of
+the rounds taken, --compare takes more rounds, up to three times
+--samples. If quiet rounds stay too few, every round is used and the row
+is marked `*`.
 
 Cycles/byte: ns/op x the core clock / bytes. On x86 the clock is measured
 at start (about 7 ms): a chain of dependent adds, one per cycle, timed
@@ -233,8 +236,7 @@ pub struct Run {
 
 pub fn run(args: SpeedArgs) -> Result<(), String> {
     if args.list {
-        print!("{}", list());
-        return Ok(());
+        return stdio::print_out(&list());
     }
     let algos = select::algorithms(&args.algos)?;
     let mut cells = select::cells(&args, &algos)?;
@@ -264,15 +266,22 @@ pub fn run(args: SpeedArgs) -> Result<(), String> {
         plot_files: None,
         rounds,
     };
+    // A plot that cannot be drawn still leaves the measurements printed:
+    // minutes of work are not thrown away for a bad path.
+    let mut plot_failed = None;
     if let Some(path) = &args.plot {
-        let files = report::plot::draw(&run, path)?;
-        for (file, algo) in &files {
-            eprintln!("fastcrypt: wrote {} ({algo})", file.display());
+        match report::plot::draw(&run, path) {
+            Ok(files) => {
+                for (file, algo) in &files {
+                    eprintln!("fastcrypt: wrote {} ({algo})", file.display());
+                }
+                run.plot_files = Some(files);
+            }
+            Err(e) => plot_failed = Some(e),
         }
-        run.plot_files = Some(files);
     }
-    print!("{}", report::render(&run, args.format));
-    Ok(())
+    stdio::print_out(&report::render(&run, args.format))?;
+    plot_failed.map_or(Ok(()), Err)
 }
 
 fn measure(cells: &mut [Cell], plan: &Plan, pairs: &[(usize, usize)]) -> usize {

@@ -250,13 +250,28 @@ pub fn backends(s: &str) -> Result<Selection, String> {
 /// `--peers`: groups, `all` or `none`.
 pub fn peers(s: &str) -> Result<Selection, String> {
     let names = split_list(s);
-    if names.iter().any(|n| n == "all") {
+    let groups = super::algos::PEER_GROUPS;
+    if names.is_empty() {
+        return Err(format!(
+            "empty --peers (valid: {}, all, none)",
+            groups.join(", ")
+        ));
+    }
+    // `all` or `none` stand alone: `none,openssl` would otherwise mean
+    // one of them silently.
+    for only in ["all", "none"] {
+        if names.iter().any(|n| n == only) && names.len() > 1 {
+            return Err(format!(
+                "--peers {only} cannot be combined with other peers"
+            ));
+        }
+    }
+    if names[0] == "all" {
         return Ok(Selection::All);
     }
-    if names.iter().any(|n| n == "none") {
+    if names[0] == "none" {
         return Ok(Selection::Named(vec![]));
     }
-    let groups = super::algos::PEER_GROUPS;
     if let Some(bad) = names.iter().find(|n| !groups.contains(&n.as_str())) {
         return Err(format!(
             "unknown peer `{bad}` (valid: {}, all, none)",

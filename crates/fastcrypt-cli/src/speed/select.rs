@@ -74,6 +74,9 @@ pub fn cells(args: &SpeedArgs, algos: &[&'static Algorithm]) -> Result<Vec<Cell>
             takers.join(", ")
         ));
     }
+    if args.sweep && args.sizes.is_some() {
+        return Err("--sweep measures sizes of its own: leave out --sizes".into());
+    }
     let compare = args.compare.as_ref();
     let sizes = if args.sweep {
         Some(sweep_sizes())
@@ -111,6 +114,12 @@ pub fn cells(args: &SpeedArgs, algos: &[&'static Algorithm]) -> Result<Vec<Cell>
             }
         }
         let sizes = sizes.clone().unwrap_or_else(|| algo.default_sizes.to_vec());
+        if let Some(&small) = sizes.iter().find(|&&s| s < algo.min_size) {
+            return Err(format!(
+                "--sizes {small}: {} takes sizes from {} (see --list for what its sizes mean)",
+                algo.name, algo.min_size
+            ));
+        }
         for &size in &sizes {
             for imp in (algo.implementations)(&params) {
                 let chosen = match &imp.origin {

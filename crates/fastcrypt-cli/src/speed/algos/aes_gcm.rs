@@ -63,6 +63,7 @@ const fn registration(
         default_sizes: AEAD_SIZES,
         rows: RowNames::Prefixed(row_prefix),
         sweeps: true,
+        min_size: 0,
         takes_aad: true,
         backends: backend_table::<Backend>,
         implementations,

@@ -15,6 +15,7 @@ pub static ALGORITHM: Algorithm = Algorithm {
     default_sizes: super::AEAD_SIZES,
     rows: RowNames::Prefixed("GHASH_"),
     sweeps: true,
+    min_size: 0,
     takes_aad: false,
     backends: backend_table::<Backend>,
     implementations,

@@ -18,6 +18,7 @@ pub static ALGORITHM: Algorithm = Algorithm {
     default_sizes: SIZES,
     rows: RowNames::Prefixed("MAC_"),
     sweeps: true,
+    min_size: 0,
     // `HmacSha1` runs on SHA-1's backends.
     takes_aad: false,
     backends: backend_table::<Backend>,

@@ -74,6 +74,10 @@ pub struct Algorithm {
     /// Whether `--sweep` measures it: false where the size is not a
     /// message length (pbkdf2-sha1's is the derived key's).
     pub sweeps: bool,
+    /// The smallest size that means something: 0 for a message (the
+    /// empty one is hashed or encrypted like any other), 1 where the size
+    /// is a derived key's length (PBKDF2 derives no 0-byte key).
+    pub min_size: usize,
     /// Whether `--aad` applies: an AEAD, whose every operation then
     /// authenticates [`Params::aad`] bytes of associated data besides the
     /// message (not counted in MB/s, as Go's and OpenSSL's AEAD

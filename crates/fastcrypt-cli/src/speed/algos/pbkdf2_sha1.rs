@@ -29,6 +29,7 @@ pub static ALGORITHM: Algorithm = Algorithm {
     rows: RowNames::Prefixed("PBKDF2_4096_"),
     // Output lengths up to 16 KiB at 4096 iterations would take minutes.
     sweeps: false,
+    min_size: 1,
     // PBKDF2 runs on SHA-1's backends.
     takes_aad: false,
     backends: backend_table::<Backend>,
@@ -112,6 +113,7 @@ pub static PBKDF2_SHA1_MANY: Algorithm = Algorithm {
     default_sizes: SIZES,
     rows: RowNames::Custom(&BATCHES),
     sweeps: false,
+    min_size: 1,
     takes_aad: false,
     backends: backend_table::<many::Backend>,
     implementations: batch_rows,

@@ -14,6 +14,7 @@ pub static ALGORITHM: Algorithm = Algorithm {
     default_sizes: super::STREAM_SIZES,
     rows: RowNames::Prefixed("RC4_"),
     sweeps: true,
+    min_size: 0,
     takes_aad: false,
     backends: backend_table::<Backend>,
     implementations,

@@ -54,6 +54,7 @@ pub static SHA1_MANY: Algorithm = Algorithm {
     rows: RowNames::Custom(&SETS),
     // The size picks a set; a sweep of message lengths means nothing here.
     sweeps: false,
+    min_size: 0,
     takes_aad: false,
     backends: backend_table::<Backend>,
     implementations: plain_rows,
@@ -65,6 +66,7 @@ pub static SHA1DC_MANY: Algorithm = Algorithm {
     default_sizes: SIZES,
     rows: RowNames::Custom(&SETS),
     sweeps: false,
+    min_size: 0,
     // `digest_many_dc` is a method of `Sha1Many`: the same backends.
     takes_aad: false,
     backends: backend_table::<Backend>,

@@ -23,7 +23,7 @@
 use super::{backend_rows, op, Algorithm, Implementation, Op, Params, RowNames};
 use crate::backends::backend_table;
 use crate::speed::engine::paint;
-use fastcrypt::sha1::{Backend, Sha1Dc};
+use fastcrypt::sha1::Backend;
 use std::hint::black_box;
 use std::sync::OnceLock;
 
@@ -33,6 +33,7 @@ pub static ALGORITHM: Algorithm = Algorithm {
     default_sizes: SIZES,
     rows: RowNames::Hash,
     sweeps: true,
+    min_size: 0,
     // `Sha1Dc` runs on SHA-1's backends.
     takes_aad: false,
     backends: backend_table::<Backend>,
@@ -114,32 +115,26 @@ fn fastcrypt_auto(buf: &[u8]) -> Hashed {
     (d.digest, d.is_collision())
 }
 
-/// A forced backend: a new hasher per message (there is no one-shot
-/// form that takes a backend), so short messages also pay for the
-/// hasher's buffer and bookkeeping, which `auto`'s one-shot does not: at
-/// 8 bytes this row reads slower than `auto` on the same kernel.
+/// A forced backend: `auto`'s one-shot with the backend chosen
+/// (`digest_dc_with`), so a row and `auto` on the same kernel run the
+/// same code.
 fn fastcrypt_backend(b: Backend) -> Option<impl Fn(&[u8]) -> Hashed> {
-    Sha1Dc::with_backend(b).ok()?;
-    Some(move |buf: &[u8]| match Sha1Dc::with_backend(b) {
-        Ok(mut h) => {
-            h.update(buf);
-            let d = h.finalize();
-            (d.digest, d.is_collision())
-        }
-        Err(_) => ([0; 20], false),
-    })
+    b.is_available().then_some(())?;
+    Some(
+        move |buf: &[u8]| match fastcrypt::sha1::digest_dc_with(b, buf) {
+            Ok(d) => (d.digest, d.is_collision()),
+            Err(_) => ([0; 20], false),
+        },
+    )
 }
 
-/// A plain SHA-1 backend, a new hasher per message as for the detecting
-/// rows.
+/// A plain SHA-1 backend, the one-shot with the backend chosen
+/// (`digest_with`), as for the detecting rows.
 fn plain_backend(b: Backend) -> Option<impl Fn(&[u8]) -> Hashed> {
-    fastcrypt::sha1::Sha1::with_backend(b).ok()?;
+    b.is_available().then_some(())?;
     Some(
-        move |buf: &[u8]| match fastcrypt::sha1::Sha1::with_backend(b) {
-            Ok(mut h) => {
-                h.update(buf);
-                (h.finalize(), false)
-            }
+        move |buf: &[u8]| match fastcrypt::sha1::digest_with(b, buf) {
+            Ok(d) => (d, false),
             Err(_) => ([0; 20], false),
         },
     )
