@@ -27,6 +27,13 @@ use std::process::ExitCode;
 /// prints clap's message and exits 1, as coreutils' tools do (clap's own
 /// choice is 2), so scripts see one failure status from every command.
 pub fn parse<C: clap::Parser>() -> Result<C, ExitCode> {
+    parse_with(|| None)
+}
+
+/// As [`parse`], but a usage error's message is first asked of `usage`
+/// (for a subcommand that words them as the tool it stands in for);
+/// when it gives one, that is printed instead of clap's.
+pub fn parse_with<C: clap::Parser>(usage: impl FnOnce() -> Option<String>) -> Result<C, ExitCode> {
     let e = match C::try_parse() {
         Ok(cli) => return Ok(cli),
         Err(e) => e,
@@ -34,6 +41,12 @@ pub fn parse<C: clap::Parser>() -> Result<C, ExitCode> {
     if e.kind() == ErrorKind::ValueValidation {
         if let Some(why) = std::error::Error::source(&e) {
             eprintln!("fastcrypt: {why}");
+            return Err(ExitCode::FAILURE);
+        }
+    }
+    if e.use_stderr() {
+        if let Some(message) = usage() {
+            eprintln!("{message}");
             return Err(ExitCode::FAILURE);
         }
     }

@@ -70,7 +70,19 @@ fn main() -> ExitCode {
             return status(sha1_cmd::run(args));
         }
     }
-    let cli: Cli = match fastcrypt_cli::parse() {
+    // A usage error of `sha1` in sha1sum's (getopt's) words.
+    let sha1_usage = || {
+        let mut args = std::env::args_os().skip(1);
+        if args.next().is_some_and(|a| a == "sha1") {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            cmd.build();
+            let rest: Vec<std::ffi::OsString> = args.collect();
+            sha1_cmd::usage_error(cmd.find_subcommand("sha1")?, &rest)
+        } else {
+            None
+        }
+    };
+    let cli: Cli = match fastcrypt_cli::parse_with(sha1_usage) {
         Ok(cli) => cli,
         Err(status) => return status,
     };

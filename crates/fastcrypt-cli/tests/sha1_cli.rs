@@ -55,6 +55,21 @@ fn hashes_stdin_and_files_like_sha1sum() {
     );
 }
 
+/// `sha1sum --version` works, so scripts that probe for the tool with it
+/// must not be refused.
+#[test]
+fn version_is_printed_as_sha1sum_prints_its_own() {
+    for flag in ["--version", "--vers"] {
+        let o = common::fastcrypt(&["sha1", flag]);
+        assert!(o.status.success(), "{flag}: {o:?}");
+        assert_eq!(
+            common::stdout(&o),
+            format!("fastcrypt-sha1 {}\n", env!("CARGO_PKG_VERSION"))
+        );
+        assert_eq!(common::stderr(&o), "");
+    }
+}
+
 #[test]
 fn errors_are_one_line_and_nonzero() {
     let (ok, _, err) = run(&["sha1", "/nonexistent/file"], b"");

@@ -24,6 +24,7 @@
 //! were detected`, even when the listed digest matches.
 
 mod check;
+mod getopt;
 mod gnu;
 mod out;
 mod pieces;
@@ -290,17 +291,32 @@ impl FromArgMatches for Args {
 impl clap::Args for Args {
     fn augment_args(cmd: Command) -> Command {
         // getopt_long, as GNU uses it, takes any unambiguous prefix of a
-        // long option (`sha1sum -c --stat f`).
+        // long option (`sha1sum -c --stat f`); `--version` as sha1sum's.
         <Raw as clap::Args>::augment_args(cmd)
             .after_long_help(AFTER_HELP)
             .infer_long_args(true)
+            .version(env!("CARGO_PKG_VERSION"))
+            .disable_version_flag(true)
+            .arg(version_flag())
     }
 
     fn augment_args_for_update(cmd: Command) -> Command {
         <Raw as clap::Args>::augment_args_for_update(cmd)
             .after_long_help(AFTER_HELP)
             .infer_long_args(true)
+            .version(env!("CARGO_PKG_VERSION"))
+            .disable_version_flag(true)
+            .arg(version_flag())
     }
+}
+
+/// `--version`, long only: sha1sum has no `-V` (clap's own flag adds
+/// one).
+fn version_flag() -> clap::Arg {
+    clap::Arg::new("version")
+        .long("version")
+        .action(clap::ArgAction::Version)
+        .help("Print version")
 }
 
 /// GNU's option checks, in GNU's order, with its wording.
@@ -340,11 +356,20 @@ fn usage_check(a: &Args) -> Result<(), String> {
         None
     };
     match problem {
-        Some(p) => Err(format!(
-            "{p}\nTry 'fastcrypt sha1 --help' for more information."
-        )),
+        Some(p) => Err(format!("{p}\n{TRY_HELP}")),
         None => Ok(()),
     }
+}
+
+/// The line after every usage error, as GNU's `Try 'sha1sum --help' ...`.
+const TRY_HELP: &str = "Try 'fastcrypt sha1 --help' for more information.";
+
+/// The message for a command line clap refused, in `sha1sum`'s words
+/// when `getopt_long` would refuse it too (`fastcrypt: unrecognized
+/// option '--bogus'` and the `Try` line); `None` leaves clap's message.
+/// `cmd` is the built `sha1` subcommand, `args` what follows `sha1`.
+pub fn usage_error(cmd: &Command, args: &[OsString]) -> Option<String> {
+    getopt::rejected(cmd, args).map(|why| format!("fastcrypt: {why}\n{TRY_HELP}"))
 }
 
 /// `--backend`: a one-stream backend this CPU runs.
