@@ -18,7 +18,8 @@
 #     (scripts/test-i686.sh);
 #  6. the examples, the docs (no warnings), `fastcrypt` linked statically
 #     (scripts/build-static.sh --release) giving the dynamic build's
-#     output, and the packages (contents, licences, under 2 MiB each:
+#     output, libsha1detectcoll staged for installing
+#     (scripts/sha1dc-lib.sh), and the packages (contents, licences, under 2 MiB each:
 #     scripts/package-check.sh);
 #  7. the constant-time check (valgrind, release profile): AES key schedule,
 #     AES-GCM seal/open, tag compare, GHASH, SHA-1 and HMAC on every backend
@@ -136,6 +137,40 @@ for args in "sha1 $sd/shattered-1.pdf $sd/sha-mbles-2.bin $ref/abc" \
 done
 rm -rf "$ref"
 trap - EXIT
+
+step "libsha1detectcoll staged for installing (scripts/sha1dc-lib.sh)"
+# The C API tests (cargo test above) link the prelinked archive; this is
+# the README's build of the whole installable tree, in release.
+scripts/sha1dc-lib.sh -q --locked
+stage=${CARGO_TARGET_DIR:-target}/sha1dc
+# (grep -c reads all of readelf's output: -q would quit early and the
+# pipeline could fail under pipefail.)
+if [ "$(readelf -d "$stage/lib/libsha1detectcoll.so.1" | grep -c 'SONAME.*\[libsha1detectcoll\.so\.1\]')" != 1 ]; then
+  echo "the staged shared library's soname is not libsha1detectcoll.so.1" >&2
+  exit 1
+fi
+probe=$(mktemp -d)
+"${CC:-cc}" -I"$stage/include" -o "$probe/probe" -x c - -x none "$stage/lib/libsha1detectcoll.a" <<'EOF'
+#include <sha1dc/sha1.h>
+#include <stdio.h>
+int main(void)
+{
+	SHA1_CTX c;
+	unsigned char d[20];
+	SHA1DCInit(&c);
+	SHA1DCUpdate(&c, "abc", 3);
+	int r = SHA1DCFinal(d, &c);
+	printf("%02x%02x %d\n", d[0], d[19], r);
+	return 0;
+}
+EOF
+got=$("$probe/probe")
+rm -rf "$probe"
+if [ "$got" != "a99d 0" ]; then
+  echo "a C program linked against the staged archive printed '$got', not 'a99d 0'" >&2
+  exit 1
+fi
+echo "-- the soname is libsha1detectcoll.so.1; a C program links the staged archive and hashes \"abc\""
 
 step "packages: contents, licences, size (scripts/package-check.sh)"
 if [ -n "$(git status --porcelain 2>/dev/null)" ]; then

@@ -1,7 +1,8 @@
 //! The C API as a reference user sees it: C programs that include
 //! `<sha1dc/sha1.h>` from `include/`, compiled with `cc` and linked with
 //! `-lsha1detectcoll` against the static and against the shared library
-//! that this very `cargo test` built, then run.
+//! that this very `cargo test` built, and against the static library as
+//! `scripts/sha1dc-lib.sh` prelinks it for installing, then run.
 //!
 //! Finding the libraries: cargo compiles the library unit once for all of
 //! its crate types (`cdylib`, `staticlib`, `rlib`), so building this test
@@ -164,22 +165,31 @@ fn layout_defines() -> Vec<String> {
     d
 }
 
-/// Compiles `tests/c/<source>` into `out` the way a reference user
-/// would: `cc -I<include> source -L<lib_dir> -lsha1detectcoll`, with
+/// Compiles `tests/c/<sources>` into `out` the way a reference user
+/// would: `cc -I<include> sources -L<lib_dir> -lsha1detectcoll`, with
 /// warnings as errors.
-fn build(cc: &OsString, source: &str, out: &Path, lib_dir: &Path) {
+fn build(cc: &OsString, sources: &[&str], out: &Path, lib_dir: &Path) {
+    build_linking(cc, sources, out, lib_dir, &["sha1detectcoll"]);
+}
+
+/// As [`build`], linking `-l<lib>` for each of `libs`, in that order.
+fn build_linking(cc: &OsString, sources: &[&str], out: &Path, lib_dir: &Path, libs: &[&str]) {
     let output = Command::new(cc)
         .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-O1"])
         .arg(format!("-I{CRATE}/include"))
         .args(layout_defines())
-        .arg(Path::new(CRATE).join("tests/c").join(source))
+        .args(
+            sources
+                .iter()
+                .map(|s| Path::new(CRATE).join("tests/c").join(s)),
+        )
         .arg("-o")
         .arg(out)
         .arg(format!("-L{}", lib_dir.display()))
-        .arg("-lsha1detectcoll")
+        .args(libs.iter().map(|l| format!("-l{l}")))
         .output()
         .expect("run the C compiler");
-    check(&format!("compiling and linking {source}"), &output);
+    check(&format!("compiling {sources:?}, linking {libs:?}"), &output);
 }
 
 /// Pseudo-random bytes (xorshift64), not a multiple of the block size.
@@ -283,30 +293,124 @@ fn loaded_objects(exe: &Path, lib_path: Option<&Path>) -> Option<String> {
     Some(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-#[test]
-fn static_library() {
-    let Some(cc) = compiler() else { return };
-    let dir = scratch("c_api_static");
-    // Only the archive in the directory: -lsha1detectcoll cannot pick a
-    // shared library instead.
-    fs::copy(
-        library("libsha1detectcoll.a"),
-        dir.join("libsha1detectcoll.a"),
-    )
-    .unwrap();
+/// Links `tests/c/<sources>` against the archive `archive` alone (so
+/// that `-lsha1detectcoll` cannot pick a shared library) and runs the
+/// program on the test data.
+fn link_static_and_run(cc: &OsString, dir: &Path, archive: &Path, sources: &[&str]) -> String {
+    link_static_and_run_with(cc, dir, archive, sources, &["sha1detectcoll"])
+}
+
+/// As [`link_static_and_run`], linking `-l<lib>` for each of `libs`.
+fn link_static_and_run_with(
+    cc: &OsString,
+    dir: &Path,
+    archive: &Path,
+    sources: &[&str],
+    libs: &[&str],
+) -> String {
+    if archive != dir.join("libsha1detectcoll.a") {
+        fs::copy(archive, dir.join("libsha1detectcoll.a")).unwrap();
+    }
     let exe = dir.join("reference_user");
-    build(&cc, "reference_user.c", &exe, &dir);
+    build_linking(cc, sources, &exe, dir, libs);
     if let Some(libs) = loaded_objects(&exe, None) {
         assert!(
             !libs.contains("sha1detectcoll"),
             "the static build loads a shared library:\n{libs}"
         );
     }
-    let report = run(&exe, &program_args(&dir), None);
+    run(&exe, &program_args(dir), None)
+}
+
+/// The global functions an ELF object or archive defines (`readelf`: nm
+/// hands objects with LLVM bitcode to a linker plugin, which may be too
+/// old to read them and then lists nothing).
+fn defined_globals(file: &Path, dynamic: bool) -> Vec<String> {
+    let out = Command::new("readelf")
+        .arg(if dynamic { "--dyn-syms" } else { "--syms" })
+        .arg("-W")
+        .arg(file)
+        .output()
+        .expect("run readelf (GNU binutils)");
+    check("readelf", &out);
+    let mut names: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            // Num: Value Size Type Bind Vis Ndx Name
+            (f.len() >= 8 && matches!(f[4], "GLOBAL" | "WEAK") && f[6] != "UND")
+                .then(|| f[7].split('@').next().unwrap().to_string())
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+#[test]
+fn static_library() {
+    let Some(cc) = compiler() else { return };
+    let dir = scratch("c_api_static");
+    let report = link_static_and_run(
+        &cc,
+        &dir,
+        &library("libsha1detectcoll.a"),
+        &["reference_user.c"],
+    );
     println!(
         "static library {}:\n{report}",
         library("libsha1detectcoll.a").display()
     );
+}
+
+/// The archive `scripts/sha1dc-lib.sh` installs: the same code as one
+/// prelinked object whose only global symbols are the API's, so that it
+/// links beside another Rust static library (cargo's archive does not
+/// when that library comes from another rustc: both define
+/// `rust_eh_personality`), and both libraries work.
+#[test]
+fn prelinked_static_library() {
+    let Some(cc) = compiler() else { return };
+    let dir = scratch("c_api_prelinked");
+    let archive = dir.join("libsha1detectcoll.a");
+    let out = Command::new("bash")
+        .arg(Path::new(CRATE).join("../../scripts/sha1dc-lib.sh"))
+        .arg("prelink")
+        .arg(library("libsha1detectcoll.a"))
+        .arg(&archive)
+        .output()
+        .expect("run scripts/sha1dc-lib.sh");
+    check("scripts/sha1dc-lib.sh prelink", &out);
+    // Nothing global but what the shared library exports (which rustc
+    // limits to the `#[no_mangle]` API).
+    let so = format!(
+        "{}sha1detectcoll{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    );
+    let api = defined_globals(&library(&so), true);
+    assert!(api.iter().any(|f| f == "SHA1DCFinal"), "{api:?}");
+    assert_eq!(defined_globals(&archive, false), api);
+    // A second Rust static library, from the rustc that builds these
+    // tests, linked before and after the archive (git's Makefile puts its
+    // own libraries first).
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let out = Command::new(&rustc)
+        .args(["--edition", "2021", "-O", "--crate-type", "staticlib"])
+        .arg(Path::new(CRATE).join("tests/c/foreign_rust_lib.rs"))
+        .arg("-o")
+        .arg(dir.join("libforeign_rust.a"))
+        .output()
+        .expect("run rustc");
+    check("rustc foreign_rust_lib.rs", &out);
+    let sources = ["reference_user.c", "foreign_rust_call.c"];
+    for libs in [
+        ["sha1detectcoll", "foreign_rust"],
+        ["foreign_rust", "sha1detectcoll"],
+    ] {
+        let report = link_static_and_run_with(&cc, &dir, &archive, &sources, &libs);
+        println!("prelinked static library, linked as {libs:?}:\n{report}");
+    }
 }
 
 #[test]
@@ -327,7 +431,7 @@ fn shared_library() {
         std::os::unix::fs::symlink(SONAME, dir.join(&so)).unwrap();
     }
     let exe = dir.join("reference_user");
-    build(&cc, "reference_user.c", &exe, &dir);
+    build(&cc, &["reference_user.c"], &exe, &dir);
     if let Some(libs) = loaded_objects(&exe, Some(&dir)) {
         let want = dir.join(if SONAME.is_empty() { &so } else { SONAME });
         assert!(
