@@ -33,11 +33,17 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(status) => return status,
     };
-    match speed::run(cli.args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("fastcrypt: {e}");
-            ExitCode::FAILURE
-        }
+    let result = speed::run(cli.args);
+    if let Err(e) = &result {
+        eprintln!("fastcrypt: {e}");
+    }
+    if speed::interrupted() {
+        // What a shell reports for a command SIGINT ended: a script sees
+        // that the report it got covers only part of the run.
+        ExitCode::from(130)
+    } else if result.is_ok() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     }
 }

@@ -163,6 +163,62 @@ fn go_format_is_benchstat_readable_and_feeds_benchcmp() {
 }
 
 #[test]
+fn go_format_with_compare_and_no_header() {
+    let out = speed(&[
+        "rc4",
+        "--sizes",
+        "128",
+        "--compare",
+        "openssl,auto",
+        "--format",
+        "go",
+        "--no-header",
+    ]);
+    // What benchstat reads stays; the header's other facts go, as in the
+    // table format.
+    for line in [
+        "goos: ",
+        "goarch: ",
+        "pkg: fastcrypt",
+        "cpu: ",
+        "# command: ",
+        "# timing: ",
+    ] {
+        assert!(
+            out.lines().any(|l| l.starts_with(line)),
+            "no {line} in\n{out}"
+        );
+    }
+    for line in ["# rustc: ", "# date: ", "# features: "] {
+        assert!(!out.contains(line), "{line} in\n{out}");
+    }
+    // The paired ratios as comments, after the samples.
+    let title = out
+        .lines()
+        .position(|l| l.starts_with("# rc4: old = openssl, new = auto"))
+        .unwrap_or_else(|| panic!("no compare title in\n{out}"));
+    let lines: Vec<&str> = out.lines().collect();
+    let last_sample = lines
+        .iter()
+        .rposition(|l| l.starts_with("Benchmark"))
+        .unwrap();
+    assert!(title > last_sample, "{out}");
+    assert!(out.contains("# BenchmarkRC4/RC4_128 "), "{out}");
+    assert!(out.contains("speedup"), "{out}");
+    // benchcmp reads past them.
+    let d = Scratch::new("go-compare");
+    let f = d.path("run.txt");
+    std::fs::write(&f, &out).unwrap();
+    let o = fastcrypt(&["benchcmp", f.to_str().unwrap(), f.to_str().unwrap()]);
+    assert!(o.status.success());
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
 fn json_format() {
     let out = speed(&["sha1", "--sizes", "8,1K", "--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -367,6 +423,101 @@ fn option_errors_are_one_line() {
     assert!(fails(&["speed", "sha1", "--samples", "2"]).contains("from 5 to 1000"));
     assert!(
         fails(&["speed", "sha1", "--compare", "openssl,gpu"]).contains("no implementation `gpu`")
+    );
+    assert!(fails(&[
+        "speed",
+        "rc4",
+        "--format",
+        "csv",
+        "--compare",
+        "openssl,auto"
+    ])
+    .contains("--compare's tables have no place in CSV"));
+}
+
+/// Runs `fastcrypt speed ARGS`, sends it SIGINT (what Ctrl-C sends) after
+/// `after`, and waits for it.
+#[cfg(unix)]
+fn interrupted_after(after: std::time::Duration, args: &[&str]) -> std::process::Output {
+    use std::process::Stdio;
+    let child = common::bin()
+        .arg("speed")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run fastcrypt speed");
+    std::thread::sleep(after);
+    let kill = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(kill.success());
+    common::finish_within(child, 60, "speed after SIGINT")
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_reports_the_rounds_measured() {
+    // 400 samples of ~50 ms: minutes, so SIGINT comes mid-run, once the
+    // few cells' calibration (well under a second each) is done.
+    let args = [
+        "rc4",
+        "--sizes",
+        "128",
+        "--peers",
+        "openssl",
+        "--samples",
+        "400",
+        "--min-time",
+        "20s",
+        "--format",
+        "json",
+        "--compare",
+        "openssl,auto",
+    ];
+    let o = interrupted_after(std::time::Duration::from_secs(6), &args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "stderr: {err}");
+    assert!(
+        err.contains("interrupted: reporting the rounds measured so far"),
+        "{err}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("a whole JSON report");
+    assert_eq!(v["interrupted"], true);
+    let rounds = v["rounds"].as_u64().unwrap();
+    assert!((1..400).contains(&rounds), "{rounds} rounds");
+    // Whole rounds only: every cell has one sample per round, so the
+    // compare pairs stay paired.
+    for r in v["results"].as_array().unwrap() {
+        if r["available"] == true {
+            let n = r["samples_ns_per_op"].as_array().unwrap().len();
+            assert_eq!(n as u64, rounds, "{}", r["implementation"]);
+        }
+    }
+    assert_eq!(v["compare"][0]["rows"][0]["rounds_taken"], rounds);
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_before_a_round_reports_nothing() {
+    // Samples of 2 s: calibrating the first cell alone takes a second.
+    let args = [
+        "rc4",
+        "--sizes",
+        "128",
+        "--samples",
+        "10",
+        "--min-time",
+        "20s",
+    ];
+    let o = interrupted_after(std::time::Duration::from_millis(500), &args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "stderr: {err}");
+    assert!(o.stdout.is_empty());
+    assert!(
+        err.contains("interrupted before a round was measured: nothing to report"),
+        "{err}"
     );
 }
 

@@ -194,9 +194,12 @@ impl Runner {
     }
 
     /// Finds the iteration count for one sample of about `target`.
-    fn calibrate(&mut self, target: Duration, clock: Clock) {
+    fn calibrate(&mut self, target: Duration, clock: Clock, stop: &dyn Fn() -> bool) {
         let mut iters: u64 = 1;
         loop {
+            if stop() {
+                return;
+            }
             let t = self.time(iters, clock);
             if t >= target / 2 || iters >= 1 << 40 {
                 let scaled = iters as f64 * target.as_secs_f64() / t.as_secs_f64().max(1e-9);
@@ -283,12 +286,19 @@ pub fn quiet_enough(quiet: usize, total: usize) -> bool {
 /// taken, up to `plan.max_rounds` in all: a load phase that covers half
 /// a run is then outlasted instead of reported. `grow` is
 /// told how many steps each extra round adds. Returns the rounds taken.
+///
+/// `stop` is asked before each timing (Ctrl-C sets it): when it says
+/// yes, measuring ends there and only the whole rounds are kept (a cut
+/// round's samples are dropped, so every cell keeps as many samples as
+/// the others and paired rounds stay paired). Calibration and the
+/// discarded warm-up round are no rounds: a stop during them returns 0.
 pub fn run(
     cells: &mut [Cell],
     plan: &Plan,
     pairs: &[(usize, usize)],
     mut tick: impl FnMut(&str),
     mut grow: impl FnMut(u64),
+    stop: impl Fn() -> bool,
 ) -> usize {
     let target = plan.sample_time();
     // Positions of the paired cells among the runnable ones.
@@ -306,12 +316,18 @@ pub fn run(
         .filter_map(|&(a, b)| Some((slot[a]?, slot[b]?)))
         .collect();
     for (label, r) in runners.iter_mut() {
-        r.calibrate(target, plan.clock);
+        if stop() {
+            return 0;
+        }
+        r.calibrate(target, plan.clock, &stop);
         tick(label);
     }
     // One discarded round: every cell's code and data are warm again after
     // the other cells' calibration evicted them.
     for (label, r) in runners.iter_mut() {
+        if stop() {
+            return 0;
+        }
         let iters = r.iters;
         r.time(iters, plan.clock);
         tick(label);
@@ -331,6 +347,12 @@ pub fn run(
             grow(n as u64);
         }
         for k in 0..n {
+            if stop() {
+                for (_, r) in runners.iter_mut() {
+                    r.samples.truncate(round);
+                }
+                return round;
+            }
             let (label, r) = &mut runners[(round + k) % n];
             let iters = r.iters;
             let t = r.time(iters, plan.clock);

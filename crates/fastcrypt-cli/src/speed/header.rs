@@ -73,9 +73,14 @@ impl Header {
     }
 
     /// How the cells were sampled, given the rounds actually taken.
-    pub fn timing(&self, rounds: usize) -> String {
+    pub fn timing(&self, rounds: usize, interrupted: bool) -> String {
         let plan = &self.plan;
-        let rounds = if rounds > plan.samples {
+        let rounds = if interrupted {
+            format!(
+                "{rounds} (interrupted by Ctrl-C; --samples {} planned)",
+                plan.samples
+            )
+        } else if rounds > plan.samples {
             format!(
                 "{rounds} (--samples {}, more rounds for --compare's load filter)",
                 plan.samples

@@ -26,6 +26,7 @@ use header::Header;
 use options::{one_of, ClockChoice, CpuGhz, Format, Pair, Selection, Sizes};
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 const ABOUT_TIMING: &str = "\
@@ -107,6 +108,7 @@ pub struct SpeedArgs {
 
     /// Old/new tables for implementation A vs B from this run (e.g.
     /// `openssl,auto`). Without --backend/--peers only A and B are measured.
+    /// In the go format they are comment lines; CSV cannot hold them.
     #[arg(long, value_name = "A,B", value_parser = options::compare)]
     compare: Option<Pair>,
 
@@ -230,13 +232,57 @@ pub struct Run {
     pub sweep: bool,
     /// The SVG files `--plot` wrote, with their algorithm.
     pub plot_files: Option<Vec<(PathBuf, &'static str)>>,
-    /// Rounds taken (more than `--samples` when `--compare` needed them).
+    /// Rounds taken (more than `--samples` when `--compare` needed them,
+    /// fewer when Ctrl-C cut the run short).
     pub rounds: usize,
+    /// Whether Ctrl-C cut the run short.
+    pub interrupted: bool,
+}
+
+/// Set by the first Ctrl-C: measuring stops after the cell being timed
+/// and the rounds done so far are reported (a second Ctrl-C quits at
+/// once). `main` exits with status 130 when it is set, as a shell
+/// reports a command that SIGINT ended.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Whether Ctrl-C cut this run short.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::Relaxed)
+}
+
+/// Catches Ctrl-C (SIGINT) for [`INTERRUPTED`]. Without the handler (it
+/// could not be installed) Ctrl-C ends the run as before, losing it.
+fn catch_interrupt() {
+    let installed = ctrlc::set_handler(|| {
+        if INTERRUPTED.swap(true, Ordering::Relaxed) {
+            std::process::exit(130);
+        }
+        // On a terminal, off the line of the progress bar and the `^C`.
+        let nl = if std::io::stderr().is_terminal() {
+            "\n"
+        } else {
+            ""
+        };
+        eprintln!(
+            "{nl}fastcrypt: interrupted: reporting the rounds measured so far (Ctrl-C again to quit)"
+        );
+    });
+    if let Err(e) = installed {
+        eprintln!("fastcrypt: warning: cannot catch Ctrl-C ({e}); it will lose the run");
+    }
 }
 
 pub fn run(args: SpeedArgs) -> Result<(), String> {
     if args.list {
         return stdio::print_out(&list());
+    }
+    if args.compare.is_some() && args.format == Format::Csv {
+        // CSV is one table of cells; the paired ratios would be lost.
+        return Err(
+            "--compare's tables have no place in CSV's one table of cells: use --format \
+             table, markdown, json or go (as comments there)"
+                .into(),
+        );
     }
     let algos = select::algorithms(&args.algos)?;
     let mut cells = select::cells(&args, &algos)?;
@@ -248,6 +294,7 @@ pub fn run(args: SpeedArgs) -> Result<(), String> {
     if let Some(warning) = plan.too_short() {
         eprintln!("fastcrypt: warning: {warning}");
     }
+    catch_interrupt();
     // Measured here, just before the cells, after the options are checked.
     let clock = clock::CoreClock::new(args.cpu_ghz);
     let params = args.params();
@@ -257,6 +304,9 @@ pub fn run(args: SpeedArgs) -> Result<(), String> {
         .as_ref()
         .map_or_else(Vec::new, |pair| select::compare_pairs(&cells, pair));
     let rounds = measure(&mut cells, &plan, &pairs);
+    if rounds == 0 && interrupted() {
+        return Err("interrupted before a round was measured: nothing to report".into());
+    }
     let mut run = Run {
         header,
         algos,
@@ -265,6 +315,7 @@ pub fn run(args: SpeedArgs) -> Result<(), String> {
         sweep: args.sweep,
         plot_files: None,
         rounds,
+        interrupted: interrupted(),
     };
     // A plot that cannot be drawn still leaves the measurements printed:
     // minutes of work are not thrown away for a bad path.
@@ -306,6 +357,7 @@ fn measure(cells: &mut [Cell], plan: &Plan, pairs: &[(usize, usize)]) -> usize {
             bar.inc(1);
         },
         |more| bar.inc_length(more),
+        interrupted,
     );
     bar.finish_and_clear();
     rounds

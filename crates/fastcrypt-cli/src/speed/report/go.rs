@@ -2,6 +2,7 @@
 //! benchstat and `fastcrypt benchcmp` see the spread.
 
 use super::super::engine::State;
+use super::text::compare_section;
 use super::{go_name, header_lines, Run};
 use crate::gobench::result_line;
 use std::fmt::Write as _;
@@ -12,8 +13,15 @@ pub fn render(run: &Run) -> String {
     let _ = writeln!(out, "goarch: {}", go_arch());
     let _ = writeln!(out, "pkg: fastcrypt");
     let _ = writeln!(out, "cpu: {}", run.header.cpu);
+    // `--no-header` keeps the lines benchstat reads (goos, goarch, pkg,
+    // cpu) and, as the table does, the command, the timing and the clock.
+    let wanted = |k: &str| {
+        k != "cpu"
+            && (run.header.full
+                || matches!(k, "command" | "timing" | "cycles/B" | "OPENSSL_ia32cap"))
+    };
     for (k, v) in header_lines(run) {
-        if k != "cpu" {
+        if wanted(k) {
             let _ = writeln!(out, "# {k}: {v}");
         }
     }
@@ -35,6 +43,15 @@ pub fn render(run: &Run) -> String {
                     out.push_str(&result_line(&name, width, r.iters, ns, c.bytes, ghz));
                     out.push('\n');
                 }
+            }
+        }
+    }
+    // `--compare`'s tables as comments: benchstat and `fastcrypt benchcmp`
+    // skip them, a reader sees the run's paired ratios.
+    for ai in 0..run.algos.len() {
+        if let Some(section) = compare_section(run, ai, false) {
+            for line in section.lines() {
+                let _ = writeln!(out, "#{}{line}", if line.is_empty() { "" } else { " " });
             }
         }
     }

@@ -85,6 +85,8 @@ fn value(run: &Run) -> Value {
         "auto": h.auto.iter().map(|(a, b)| (a.to_string(), json!(b))).collect::<serde_json::Map<_, _>>(),
         "min_time_s": h.plan.min_time.as_secs_f64(),
         "samples": h.plan.samples,
+        "rounds": run.rounds,
+        "interrupted": run.interrupted,
         "aad_bytes": h.aad.as_ref().map(|_| h.params.aad),
         "cpu_ghz": h.clock.ghz(),
         "cpu_ghz_source": h.clock.source(),

@@ -86,7 +86,7 @@ pub(super) fn header_lines(run: &Run) -> Vec<(&'static str, String)> {
                 .collect::<Vec<_>>()
                 .join(", "),
         ),
-        ("timing", h.timing(run.rounds)),
+        ("timing", h.timing(run.rounds, run.interrupted)),
         ("clock", h.plan.clock.describe().to_string()),
         ("cycles/B", h.cycles()),
     ];

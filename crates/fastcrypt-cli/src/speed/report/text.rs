@@ -11,7 +11,7 @@ pub fn render(run: &Run, md: bool) -> String {
     let mut out = String::new();
     let render = |t: &Table| if md { t.markdown() } else { t.text() };
     if !run.header.full {
-        let timing = run.header.timing(run.rounds);
+        let timing = run.header.timing(run.rounds, run.interrupted);
         let timing = match &run.header.ia32cap {
             Some(cap) => format!("{timing}; OPENSSL_ia32cap={cap}"),
             None => timing,
@@ -72,39 +72,8 @@ pub fn render(run: &Run, md: bool) -> String {
                 let _ = writeln!(out, "{}n/a: {}", if md { "\n" } else { "" }, na.join(", "));
             }
         }
-        if let Some(rows) = compare_rows(run, ai) {
-            let pair = run.compare.as_ref().expect("compare rows need --compare");
-            let name_of = |n: &str| match run.cells.iter().find(|c| c.algo == ai && c.name == n) {
-                Some(c) => display_name(run, c),
-                None => n.to_string(),
-            };
-            let used: Vec<String> = rows
-                .1
-                .iter()
-                .map(|(n, t, loaded)| format!("{n}/{t}{}", if *loaded { "*" } else { "" }))
-                .collect();
-            let loaded_note = if rows.1.iter().any(|r| r.2) {
-                "; *: too few quiet rounds, every round used: the machine was loaded throughout, rerun"
-            } else {
-                ""
-            };
-            let title = format!(
-                "{}: old = {}, new = {}; delta, speedup: medians of per-round paired ratios over quiet rounds (used/taken: {}){loaded_note}",
-                algo.name,
-                name_of(&pair.old),
-                name_of(&pair.new),
-                used.join(", ")
-            );
-            if md {
-                let _ = writeln!(out, "\n#### {title}\n");
-            } else {
-                let _ = writeln!(out, "\n{title}:");
-            }
-            out.push_str(&oldnew::render(
-                &rows.0,
-                md,
-                "not supported by a sign test over the paired rounds (p >= 0.05)",
-            ));
+        if let Some(section) = compare_section(run, ai, md) {
+            out.push_str(&section);
         }
     }
     if md {
@@ -213,4 +182,45 @@ fn sweep_table(run: &Run, cells: &[&Cell]) -> Table {
         t.row(row);
     }
     t
+}
+
+/// The `--compare` tables of algorithm `ai` (a title, then old/new in
+/// ns/op and in MB/s), if it has the pair.
+pub(super) fn compare_section(run: &Run, ai: usize, md: bool) -> Option<String> {
+    let algo = run.algos[ai];
+    let rows = compare_rows(run, ai)?;
+    let mut out = String::new();
+    let pair = run.compare.as_ref().expect("compare rows need --compare");
+    let name_of = |n: &str| match run.cells.iter().find(|c| c.algo == ai && c.name == n) {
+        Some(c) => display_name(run, c),
+        None => n.to_string(),
+    };
+    let used: Vec<String> = rows
+        .1
+        .iter()
+        .map(|(n, t, loaded)| format!("{n}/{t}{}", if *loaded { "*" } else { "" }))
+        .collect();
+    let loaded_note = if rows.1.iter().any(|r| r.2) {
+        "; *: too few quiet rounds, every round used: the machine was loaded throughout, rerun"
+    } else {
+        ""
+    };
+    let title = format!(
+        "{}: old = {}, new = {}; delta, speedup: medians of per-round paired ratios over quiet rounds (used/taken: {}){loaded_note}",
+        algo.name,
+        name_of(&pair.old),
+        name_of(&pair.new),
+        used.join(", ")
+    );
+    if md {
+        let _ = writeln!(out, "\n#### {title}\n");
+    } else {
+        let _ = writeln!(out, "\n{title}:");
+    }
+    out.push_str(&oldnew::render(
+        &rows.0,
+        md,
+        "not supported by a sign test over the paired rounds (p >= 0.05)",
+    ));
+    Some(out)
 }
