@@ -18,6 +18,7 @@ pub mod stdio;
 pub mod table;
 
 use clap::error::ErrorKind;
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 /// Parses the command line of either program, or says why not and gives
@@ -49,6 +50,18 @@ pub fn parse_with<C: clap::Parser>(usage: impl FnOnce() -> Option<String>) -> Re
             eprintln!("{message}");
             return Err(ExitCode::FAILURE);
         }
+    }
+    if !e.use_stderr() && !std::io::stdout().is_terminal() {
+        // `--help` or `--version` into a file or pipe: a write error
+        // fails as coreutils' do (`sha1sum --version >/dev/full`), where
+        // clap's own print would report success.
+        return match stdio::print_out(&e.render().to_string()) {
+            Ok(()) => Err(ExitCode::SUCCESS),
+            Err(why) => {
+                eprintln!("fastcrypt: {why}");
+                Err(ExitCode::FAILURE)
+            }
+        };
     }
     let _ = e.print();
     Err(if e.use_stderr() {

@@ -70,6 +70,31 @@ fn version_is_printed_as_sha1sum_prints_its_own() {
     }
 }
 
+/// `--version` and `--help` that cannot be written fail, as sha1sum's do
+/// (`sha1sum --version >/dev/full`: a write error, status 1).
+#[cfg(target_os = "linux")]
+#[test]
+fn version_and_help_report_write_errors() {
+    for args in [
+        &["sha1", "--version"][..],
+        &["sha1", "--help"],
+        &["--help"],
+        &["rc4", "-h"],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let o = common::bin().args(args).stdout(full).output().unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert_eq!(
+            common::stderr(&o),
+            "fastcrypt: write error: No space left on device\n",
+            "{args:?}"
+        );
+    }
+}
+
 #[test]
 fn errors_are_one_line_and_nonzero() {
     let (ok, _, err) = run(&["sha1", "/nonexistent/file"], b"");
