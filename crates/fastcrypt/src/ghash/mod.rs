@@ -334,6 +334,8 @@ impl GHash {
                     self.engine
                         .update(&mut self.acc, staged[..chunk.len()].as_flattened());
                 }
+                // As in `update_padded`: the caller's blocks may be secret.
+                zeroize::Zeroize::zeroize(&mut staged);
             }
         }
     }

@@ -66,11 +66,21 @@ impl DisturbanceVector {
         DVS.iter().map(|d| d.id)
     }
 
-    /// The recompression test step for this vector (58 or 65).
-    pub fn test_step(&self) -> usize {
-        DVS.iter()
-            .find(|d| d.id == *self)
-            .map_or(0, |d| d.test_step)
+    /// The recompression test step for this vector (58 or 65), or `None`
+    /// for a vector the detector does not know (the fields are public,
+    /// so any `I(K, b)` can be built; only [`all`](Self::all)'s are
+    /// checked).
+    ///
+    /// ```
+    /// use fastcrypt::sha1::{DisturbanceVector, DvType};
+    ///
+    /// let steps: Vec<_> = DisturbanceVector::all().filter_map(|d| d.test_step()).collect();
+    /// assert!(steps.len() == 32 && steps.iter().all(|&t| t == 58 || t == 65));
+    /// let unknown = DisturbanceVector { kind: DvType::I, k: 60, b: 0 };
+    /// assert_eq!(unknown.test_step(), None);
+    /// ```
+    pub fn test_step(&self) -> Option<usize> {
+        DVS.iter().find(|d| d.id == *self).map(|d| d.test_step)
     }
 }
 
@@ -162,8 +172,10 @@ impl Default for DcConfig {
 /// What the detector found in one block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Collision {
-    /// Byte offset of the block in the message (a multiple of 64; the
-    /// padding blocks come after the message's length).
+    /// Byte offset of the block in the message: a multiple of 64 from
+    /// the hashers (a padding block's offset is past the message's
+    /// length); from [`compress_dc`], the `offset` it was given plus 64
+    /// for each block before this one in `blocks`.
     pub offset: u64,
     /// The disturbance vector whose recompression matched.
     pub dv: DisturbanceVector,

@@ -286,6 +286,12 @@ impl Sha1Many {
     /// [`pbkdf2_hmac_sha1_into`](Self::pbkdf2_hmac_sha1_into) with a
     /// buffer you wipe). The keyed states and chains the call holds in
     /// memory are zeroed before it returns.
+    ///
+    /// # Panics
+    ///
+    /// If the keys' total length, `passwords.len() * key_len`, overflows
+    /// `usize` (possible on 32-bit targets: PBKDF2 allows keys of up to
+    /// 80 GiB), as `vec!` would for a length that large.
     pub fn pbkdf2_hmac_sha1<P: AsRef<[u8]>>(
         &self,
         passwords: &[P],
