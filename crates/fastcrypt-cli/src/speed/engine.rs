@@ -18,6 +18,8 @@
 
 use super::algos::{Op, Origin};
 use crate::stats::{median, Stats};
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 /// The bytes every cell processes: pseudo-random from a fixed seed, the
@@ -77,9 +79,18 @@ pub enum State {
     Runnable(Runner),
 }
 
+/// A cell's input: its own, or shared by the cells of one size of an
+/// algorithm whose operations only read it ([`BufferUse::ReadOnly`](super::algos::BufferUse::ReadOnly)).
+pub type Buffer = Rc<RefCell<Vec<u8>>>;
+
+/// A buffer of `bytes` [`paint`]ed bytes.
+pub fn buffer(bytes: usize) -> Buffer {
+    Rc::new(RefCell::new(paint(bytes)))
+}
+
 pub struct Runner {
     op: Box<dyn Op>,
-    buf: Vec<u8>,
+    buf: Buffer,
     /// Operations per sample, from calibration.
     pub iters: u64,
     /// ns per operation, one per round, in round order.
@@ -88,7 +99,8 @@ pub struct Runner {
 
 impl Cell {
     /// A cell whose operation processes `bytes` bytes at `size` (the
-    /// algorithm's `RowNames::bytes`).
+    /// algorithm's `RowNames::bytes`); `input` gives a runnable cell its
+    /// `bytes` long buffer.
     pub fn new(
         algo: usize,
         size: usize,
@@ -96,13 +108,16 @@ impl Cell {
         name: &'static str,
         origin: Origin,
         op: Result<Box<dyn Op>, String>,
+        input: impl FnOnce() -> Buffer,
     ) -> Cell {
         let state = match op {
             Ok(mut op) => {
                 op.prepare(size);
+                let buf = input();
+                debug_assert_eq!(buf.borrow().len(), bytes);
                 State::Runnable(Runner {
                     op,
-                    buf: paint(bytes),
+                    buf,
                     iters: 0,
                     samples: Vec::new(),
                 })
@@ -181,13 +196,15 @@ impl Runner {
     fn time(&mut self, iters: u64, clock: Clock) -> Duration {
         match clock {
             Clock::Wall => {
+                let mut buf = self.buf.borrow_mut();
                 let t0 = Instant::now();
-                self.op.run(&mut self.buf, iters);
+                self.op.run(&mut buf, iters);
                 t0.elapsed()
             }
             Clock::ThreadCpu => {
+                let mut buf = self.buf.borrow_mut();
                 let t0 = thread_cpu_now().unwrap_or_default();
-                self.op.run(&mut self.buf, iters);
+                self.op.run(&mut buf, iters);
                 thread_cpu_now().unwrap_or_default().saturating_sub(t0)
             }
         }

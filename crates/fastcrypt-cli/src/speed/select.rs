@@ -1,8 +1,8 @@
 //! Which cells (algorithm x size x implementation) a run measures, from
 //! the options.
 
-use super::algos::{self, Algorithm, Origin, Params};
-use super::engine::{self, Cell};
+use super::algos::{self, Algorithm, BufferUse, Origin, Params};
+use super::engine::{self, buffer, Buffer, Cell};
 use super::options::{split_list, sweep_sizes, Pair, Selection};
 use super::SpeedArgs;
 
@@ -121,6 +121,8 @@ pub fn cells(args: &SpeedArgs, algos: &[&'static Algorithm]) -> Result<Vec<Cell>
             ));
         }
         for &size in &sizes {
+            let bytes = algo.rows.bytes(size);
+            let mut shared: Option<Buffer> = None;
             for imp in (algo.implementations)(&params) {
                 let chosen = match &imp.origin {
                     Origin::Auto | Origin::Backend | Origin::Reference { .. } => {
@@ -139,13 +141,12 @@ pub fn cells(args: &SpeedArgs, algos: &[&'static Algorithm]) -> Result<Vec<Cell>
                         ));
                     }
                 }
+                let input = || match algo.buffer {
+                    BufferUse::ReadOnly => shared.get_or_insert_with(|| buffer(bytes)).clone(),
+                    BufferUse::Written => buffer(bytes),
+                };
                 cells.push(Cell::new(
-                    ai,
-                    size,
-                    algo.rows.bytes(size),
-                    imp.name,
-                    imp.origin,
-                    imp.op,
+                    ai, size, bytes, imp.name, imp.origin, imp.op, input,
                 ));
             }
         }

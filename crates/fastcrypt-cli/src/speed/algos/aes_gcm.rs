@@ -19,7 +19,9 @@
 //! aes-128-gcm-open --compare seal,auto` gives open's speed against
 //! seal's as medians of paired rounds.
 
-use super::{backend_rows, op, Algorithm, Implementation, Op, Params, RowNames, AEAD_SIZES};
+use super::{
+    backend_rows, op, Algorithm, BufferUse, Implementation, Op, Params, RowNames, AEAD_SIZES,
+};
 use crate::backends::backend_table;
 use fastcrypt::aes_gcm::{Aes128Gcm, Aes256Gcm, Backend};
 use std::hint::black_box;
@@ -65,6 +67,7 @@ const fn registration(
         sweeps: true,
         min_size: 0,
         takes_aad: true,
+        buffer: BufferUse::Written,
         backends: backend_table::<Backend>,
         implementations,
     }

@@ -3,7 +3,7 @@
 //! implementation; one operation hashes the whole buffer (zero-padded to a
 //! block) from a fresh state and finalizes, as GCM does for one message.
 
-use super::{backend_rows, op, Algorithm, Implementation, Op, Params, RowNames};
+use super::{backend_rows, op, Algorithm, BufferUse, Implementation, Op, Params, RowNames};
 use crate::backends::backend_table;
 use fastcrypt::ghash::{Backend, GHash};
 use std::hint::black_box;
@@ -17,6 +17,7 @@ pub static ALGORITHM: Algorithm = Algorithm {
     sweeps: true,
     min_size: 0,
     takes_aad: false,
+    buffer: BufferUse::ReadOnly,
     backends: backend_table::<Backend>,
     implementations,
 };

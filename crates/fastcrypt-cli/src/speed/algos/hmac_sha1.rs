@@ -7,7 +7,7 @@
 //! the `PKey` once but a signer per message, which keys again: its figure
 //! includes that set-up. One operation is the MAC of the whole buffer.
 
-use super::{backend_rows, op, Algorithm, Implementation, Params, RowNames};
+use super::{backend_rows, op, Algorithm, BufferUse, Implementation, Params, RowNames};
 use crate::backends::backend_table;
 use fastcrypt::sha1::{Backend, HmacSha1};
 use std::hint::black_box;
@@ -21,6 +21,7 @@ pub static ALGORITHM: Algorithm = Algorithm {
     min_size: 0,
     // `HmacSha1` runs on SHA-1's backends.
     takes_aad: false,
+    buffer: BufferUse::ReadOnly,
     backends: backend_table::<Backend>,
     implementations,
 };

@@ -83,6 +83,8 @@ pub struct Algorithm {
     /// message (not counted in MB/s, as Go's and OpenSSL's AEAD
     /// benchmarks count them).
     pub takes_aad: bool,
+    /// Whether its operations write the buffer they are handed.
+    pub buffer: BufferUse,
     /// fastcrypt's backends for it, runnable here or not, slowest first,
     /// and the one its default constructor picks (`--backend` names,
     /// `--list` and the header's `auto` line).
@@ -91,6 +93,20 @@ pub struct Algorithm {
     /// backend (unavailable ones too, as n/a), then the peers; their
     /// operations do what `Params` says.
     pub implementations: fn(&Params) -> Vec<Implementation>,
+}
+
+/// What an algorithm's operations do to the buffer they are handed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BufferUse {
+    /// They only read it (hashes, MACs, GHASH): the cells of one size
+    /// share one buffer, so a run holds each input once, not once per
+    /// row (`sha1-many`'s default 64 MiB piece set, for instance, once
+    /// instead of seven times). Measuring is one cell at a time, and
+    /// every row hashes the same bytes as before.
+    ReadOnly,
+    /// They write it (ciphers in place, derived keys, AES-GCM open's
+    /// alternating buffer): each cell has its own.
+    Written,
 }
 
 impl Algorithm {
@@ -429,6 +445,41 @@ mod tests {
             ]
         );
         assert_eq!(aad.aad_bytes().len(), 13);
+    }
+
+    /// The contract behind [`BufferUse`]: a `ReadOnly` algorithm's
+    /// operations leave their buffer as they found it (so its cells may
+    /// share one), and a `Written` one's change it (so the sharing is not
+    /// turned down for nothing).
+    #[test]
+    fn buffer_use_is_what_the_operations_do() {
+        for a in ALL {
+            let sizes: Vec<usize> = a
+                .default_sizes
+                .iter()
+                .copied()
+                .filter(|&s| a.rows.bytes(s) <= 1 << 20)
+                .collect();
+            assert!(!sizes.is_empty(), "{}", a.name);
+            let mut some_wrote = false;
+            for &size in &sizes {
+                for imp in (a.implementations)(&Params::default()) {
+                    let Ok(mut op) = imp.op else { continue };
+                    op.prepare(size);
+                    let before = super::super::engine::paint(a.rows.bytes(size));
+                    let mut buf = before.clone();
+                    op.run(&mut buf, 1);
+                    let wrote = buf != before;
+                    some_wrote |= wrote;
+                    if a.buffer == BufferUse::ReadOnly {
+                        assert!(!wrote, "{} {} at {size} wrote its buffer", a.name, imp.name);
+                    }
+                }
+            }
+            if a.buffer == BufferUse::Written {
+                assert!(some_wrote, "{}: no operation wrote its buffer", a.name);
+            }
+        }
     }
 
     /// Every group a row names is one `--peers` accepts, and every

@@ -16,7 +16,9 @@
 //! `--compare pbkdf2-sha1,auto` is the batch's aggregate rate over the
 //! one-password rate.
 
-use super::{backend_rows, op, Algorithm, CustomRows, Implementation, Op, Params, RowNames};
+use super::{
+    backend_rows, op, Algorithm, BufferUse, CustomRows, Implementation, Op, Params, RowNames,
+};
 use crate::backends::backend_table;
 use fastcrypt::sha1::many::{self, Sha1Many};
 use fastcrypt::sha1::{Backend, HmacSha1};
@@ -32,6 +34,7 @@ pub static ALGORITHM: Algorithm = Algorithm {
     min_size: 1,
     // PBKDF2 runs on SHA-1's backends.
     takes_aad: false,
+    buffer: BufferUse::Written,
     backends: backend_table::<Backend>,
     implementations,
 };
@@ -115,6 +118,7 @@ pub static PBKDF2_SHA1_MANY: Algorithm = Algorithm {
     sweeps: false,
     min_size: 1,
     takes_aad: false,
+    buffer: BufferUse::Written,
     backends: backend_table::<many::Backend>,
     implementations: batch_rows,
 };

@@ -3,7 +3,7 @@
 //! set up once and each operation XORs the next stretch of one continuing
 //! keystream into the buffer.
 
-use super::{backend_rows, op, Algorithm, Implementation, Op, Params, RowNames};
+use super::{backend_rows, op, Algorithm, BufferUse, Implementation, Op, Params, RowNames};
 use crate::backends::backend_table;
 use fastcrypt::rc4::{Backend, Rc4};
 use std::hint::black_box;
@@ -16,6 +16,7 @@ pub static ALGORITHM: Algorithm = Algorithm {
     sweeps: true,
     min_size: 0,
     takes_aad: false,
+    buffer: BufferUse::Written,
     backends: backend_table::<Backend>,
     implementations,
 };

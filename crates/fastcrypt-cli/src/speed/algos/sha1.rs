@@ -3,7 +3,7 @@
 //! operation hashes the whole buffer from a fresh state and finalizes, as
 //! Go's `BenchmarkHash*` do.
 
-use super::{backend_rows, op, Algorithm, Implementation, Params, RowNames};
+use super::{backend_rows, op, Algorithm, BufferUse, Implementation, Params, RowNames};
 use crate::backends::backend_table;
 use fastcrypt::sha1::Backend;
 use std::hint::black_box;
@@ -16,6 +16,7 @@ pub static ALGORITHM: Algorithm = Algorithm {
     sweeps: true,
     min_size: 0,
     takes_aad: false,
+    buffer: BufferUse::ReadOnly,
     backends: backend_table::<Backend>,
     implementations,
 };

@@ -23,9 +23,10 @@
 //! - `N` of 1 MiB or more: BitTorrent v1 piece hashes, `digest_pieces`
 //!   with 256 KiB pieces over an `N`-byte buffer (`Pieces256K_64M` by
 //!   default). The target is a 1 GiB buffer; `--sizes 1G`
-//!   (`Pieces256K_1024M`) measures it, but every row holds its own buffer,
-//!   so a default run would hold a GiB per row and take minutes longer;
-//!   `--sizes 1G --compare sha1,auto` measures the two rows that matter.
+//!   (`Pieces256K_1024M`) measures it (the rows share one buffer, as every
+//!   read-only input is shared, but each row's samples then take seconds,
+//!   so a default run would take minutes longer); `--sizes 1G --compare
+//!   sha1,auto` measures the two rows that matter.
 //!
 //! Rows: `auto` (`Sha1Many::new()`), every `sha1::many::Backend`
 //! (unavailable ones as n/a), and as the reference the one-stream `auto`
@@ -41,7 +42,7 @@
 
 use super::super::engine::SplitMix64;
 use super::super::options::size_text;
-use super::{backend_rows, Algorithm, CustomRows, Implementation, Op, Params, RowNames};
+use super::{backend_rows, Algorithm, BufferUse, CustomRows, Implementation, Op, Params, RowNames};
 use crate::backends::backend_table;
 use fastcrypt::sha1::many::{Backend, Sha1Many};
 use fastcrypt::sha1::DcConfig;
@@ -56,6 +57,7 @@ pub static SHA1_MANY: Algorithm = Algorithm {
     sweeps: false,
     min_size: 0,
     takes_aad: false,
+    buffer: BufferUse::ReadOnly,
     backends: backend_table::<Backend>,
     implementations: plain_rows,
 };
@@ -69,6 +71,7 @@ pub static SHA1DC_MANY: Algorithm = Algorithm {
     min_size: 0,
     // `digest_many_dc` is a method of `Sha1Many`: the same backends.
     takes_aad: false,
+    buffer: BufferUse::ReadOnly,
     backends: backend_table::<Backend>,
     implementations: dc_rows,
 };

@@ -20,7 +20,7 @@
 //! Real inputs (the objects of a repository, the pieces of a torrent)
 //! do not repeat.
 
-use super::{backend_rows, op, Algorithm, Implementation, Op, Params, RowNames};
+use super::{backend_rows, op, Algorithm, BufferUse, Implementation, Op, Params, RowNames};
 use crate::backends::backend_table;
 use crate::speed::engine::paint;
 use fastcrypt::sha1::Backend;
@@ -36,6 +36,7 @@ pub static ALGORITHM: Algorithm = Algorithm {
     min_size: 0,
     // `Sha1Dc` runs on SHA-1's backends.
     takes_aad: false,
+    buffer: BufferUse::ReadOnly,
     backends: backend_table::<Backend>,
     implementations,
 };
