@@ -131,11 +131,24 @@ fn trim_float(x: f64) -> String {
 /// lab was started through `fastcrypt speed` or as `fastcrypt-speed`.
 fn command_line() -> String {
     let mut line = String::from("fastcrypt speed");
-    for arg in std::env::args().skip(1) {
+    // `args_os`: a `--plot` path need not be UTF-8 (`args` would panic).
+    for arg in std::env::args_os().skip(1) {
         line.push(' ');
-        line.push_str(&arg);
+        line.push_str(&shell_quoted(&arg.to_string_lossy()));
     }
     line
+}
+
+/// `arg` as a POSIX shell reads it back: as it is when it holds only
+/// characters no shell treats specially, else in single quotes (an
+/// empty `--peers ""` or a path with spaces would otherwise not rerun).
+fn shell_quoted(arg: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c);
+    if !arg.is_empty() && arg.chars().all(plain) {
+        arg.to_string()
+    } else {
+        format!("'{}'", arg.replace('\'', r"'\''"))
+    }
 }
 
 /// The date and time in UTC, `YYYY-MM-DD HH:MM:SS UTC`.
@@ -172,6 +185,16 @@ fn format_utc(secs: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn arguments_are_quoted_as_a_shell_reads_them() {
+        assert_eq!(shell_quoted("--sizes=8,1K"), "--sizes=8,1K");
+        assert_eq!(shell_quoted("out/plots.svg"), "out/plots.svg");
+        assert_eq!(shell_quoted(""), "''");
+        assert_eq!(shell_quoted("my plots.svg"), "'my plots.svg'");
+        assert_eq!(shell_quoted("it's"), r"'it'\''s'");
+        assert_eq!(shell_quoted("$HOME"), "'$HOME'");
+    }
 
     #[test]
     fn dates() {
