@@ -1447,7 +1447,18 @@ fn plot_leaves_out_message_sets() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(e.contains("speed-sha1.svg (sha1)"), "{e}");
-    assert!(!e.contains("sha1-many"), "{e}");
+    assert!(
+        e.contains(
+            "fastcrypt: --plot: no plot for sha1-many: its sizes pick message sets, not message lengths"
+        ),
+        "{e}"
+    );
     assert!(d.path("speed-sha1.svg").exists());
     assert!(!d.path("speed-sha1-many.svg").exists());
+    // Nothing to plot at all is an error before measuring.
+    let e = fails(&["speed", "sha1-many", "--plot", svg.to_str().unwrap()]);
+    assert!(
+        e.contains("--plot draws nothing for sha1-many: its sizes pick message sets"),
+        "{e}"
+    );
 }

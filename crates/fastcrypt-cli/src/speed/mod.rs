@@ -286,9 +286,18 @@ pub fn run(args: SpeedArgs) -> Result<(), String> {
     }
     let algos = select::algorithms(&args.algos)?;
     let mut cells = select::cells(&args, &algos)?;
+    let mut unplotted = Vec::new();
     if let Some(path) = &args.plot {
         // Before minutes of measuring, not after.
         report::plot::check_destination(path)?;
+        unplotted = algos
+            .iter()
+            .filter_map(|a| Some((a.name, report::plot::unplottable(a)?)))
+            .collect();
+        if unplotted.len() == algos.len() {
+            let (name, why) = unplotted[0];
+            return Err(format!("--plot draws nothing for {name}: {why}"));
+        }
     }
     let plan = args.plan();
     if let Some(warning) = plan.too_short() {
@@ -325,6 +334,9 @@ pub fn run(args: SpeedArgs) -> Result<(), String> {
             Ok(files) => {
                 for (file, algo) in &files {
                     eprintln!("fastcrypt: wrote {} ({algo})", file.display());
+                }
+                for (name, why) in &unplotted {
+                    eprintln!("fastcrypt: --plot: no plot for {name}: {why}");
                 }
                 run.plot_files = Some(files);
             }

@@ -1,6 +1,6 @@
 //! `--plot`: MB/s against message size as SVG, one file per algorithm.
 
-use super::super::algos::RowNames;
+use super::super::algos::{Algorithm, RowNames};
 use super::super::options::size_text;
 use super::{display_name, Run};
 use std::path::{Path, PathBuf};
@@ -53,6 +53,15 @@ pub fn check_destination(path: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Why `--plot` draws no plot for `algo`, if it does not: a size that
+/// picks a message set is no point on a message-size axis.
+pub fn unplottable(algo: &Algorithm) -> Option<&'static str> {
+    match algo.rows {
+        RowNames::Custom(_) => Some("its sizes pick message sets, not message lengths"),
+        _ => None,
+    }
+}
+
 pub fn draw(run: &Run, path: &Path) -> Result<Vec<(PathBuf, &'static str)>, String> {
     use plotters::prelude::*;
     let several = run.algos.len() > 1;
@@ -60,9 +69,7 @@ pub fn draw(run: &Run, path: &Path) -> Result<Vec<(PathBuf, &'static str)>, Stri
     for (ai, algo) in run.algos.iter().enumerate() {
         let file = plot_path(path, algo.name, several);
         let err = |e: &dyn std::fmt::Display| format!("{}: cannot draw plot: {e}", file.display());
-        // A size that picks a message set is no point on a message-size
-        // axis.
-        if let RowNames::Custom(_) = algo.rows {
+        if unplottable(algo).is_some() {
             continue;
         }
         // One series per runnable implementation; size 0 has no place on a
