@@ -123,6 +123,16 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// Runs `cmd`, failing the test with `what`, the status and both outputs
+/// unless it succeeds.
+fn run_checked(cmd: &mut Command, what: &str) -> Output {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{what}: cannot run {:?}: {e}", cmd.get_program()));
+    check(what, &out);
+    out
+}
+
 fn check(what: &str, out: &Output) {
     assert!(
         out.status.success(),
@@ -174,22 +184,22 @@ fn build(cc: &OsString, sources: &[&str], out: &Path, lib_dir: &Path) {
 
 /// As [`build`], linking `-l<lib>` for each of `libs`, in that order.
 fn build_linking(cc: &OsString, sources: &[&str], out: &Path, lib_dir: &Path, libs: &[&str]) {
-    let output = Command::new(cc)
-        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-O1"])
-        .arg(format!("-I{CRATE}/include"))
-        .args(layout_defines())
-        .args(
-            sources
-                .iter()
-                .map(|s| Path::new(CRATE).join("tests/c").join(s)),
-        )
-        .arg("-o")
-        .arg(out)
-        .arg(format!("-L{}", lib_dir.display()))
-        .args(libs.iter().map(|l| format!("-l{l}")))
-        .output()
-        .expect("run the C compiler");
-    check(&format!("compiling {sources:?}, linking {libs:?}"), &output);
+    run_checked(
+        Command::new(cc)
+            .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-O1"])
+            .arg(format!("-I{CRATE}/include"))
+            .args(layout_defines())
+            .args(
+                sources
+                    .iter()
+                    .map(|s| Path::new(CRATE).join("tests/c").join(s)),
+            )
+            .arg("-o")
+            .arg(out)
+            .arg(format!("-L{}", lib_dir.display()))
+            .args(libs.iter().map(|l| format!("-l{l}"))),
+        &format!("compiling {sources:?}, linking {libs:?}"),
+    );
 }
 
 /// Pseudo-random bytes (xorshift64), not a multiple of the block size.
@@ -253,8 +263,7 @@ fn run(exe: &Path, args: &[OsString], lib_path: Option<&Path>) -> String {
         cmd.env("LD_LIBRARY_PATH", p);
         cmd.env("DYLD_LIBRARY_PATH", p);
     }
-    let out = cmd.output().expect("run the C program");
-    check(&format!("{}", exe.display()), &out);
+    let out = run_checked(&mut cmd, &format!("{}", exe.display()));
     let report = String::from_utf8_lossy(&out.stdout).into_owned();
     for group in [
         "known answers",
@@ -288,8 +297,7 @@ fn loaded_objects(exe: &Path, lib_path: Option<&Path>) -> Option<String> {
     if let Some(p) = lib_path {
         cmd.env("LD_LIBRARY_PATH", p);
     }
-    let out = cmd.output().expect("trace the program's libraries");
-    check("LD_TRACE_LOADED_OBJECTS", &out);
+    let out = run_checked(&mut cmd, "LD_TRACE_LOADED_OBJECTS");
     Some(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
@@ -326,13 +334,13 @@ fn link_static_and_run_with(
 /// hands objects with LLVM bitcode to a linker plugin, which may be too
 /// old to read them and then lists nothing).
 fn defined_globals(file: &Path, dynamic: bool) -> Vec<String> {
-    let out = Command::new("readelf")
-        .arg(if dynamic { "--dyn-syms" } else { "--syms" })
-        .arg("-W")
-        .arg(file)
-        .output()
-        .expect("run readelf (GNU binutils)");
-    check("readelf", &out);
+    let out = run_checked(
+        Command::new("readelf")
+            .arg(if dynamic { "--dyn-syms" } else { "--syms" })
+            .arg("-W")
+            .arg(file),
+        "readelf",
+    );
     let mut names: Vec<String> = String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter_map(|l| {
@@ -373,14 +381,14 @@ fn prelinked_static_library() {
     let Some(cc) = compiler() else { return };
     let dir = scratch("c_api_prelinked");
     let archive = dir.join("libsha1detectcoll.a");
-    let out = Command::new("bash")
-        .arg(Path::new(CRATE).join("../../scripts/sha1dc-lib.sh"))
-        .arg("prelink")
-        .arg(library("libsha1detectcoll.a"))
-        .arg(&archive)
-        .output()
-        .expect("run scripts/sha1dc-lib.sh");
-    check("scripts/sha1dc-lib.sh prelink", &out);
+    run_checked(
+        Command::new("bash")
+            .arg(Path::new(CRATE).join("../../scripts/sha1dc-lib.sh"))
+            .arg("prelink")
+            .arg(library("libsha1detectcoll.a"))
+            .arg(&archive),
+        "scripts/sha1dc-lib.sh prelink",
+    );
     // Nothing global but what the shared library exports (which rustc
     // limits to the `#[no_mangle]` API).
     let so = format!(
@@ -395,14 +403,14 @@ fn prelinked_static_library() {
     // tests, linked before and after the archive (git's Makefile puts its
     // own libraries first).
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-    let out = Command::new(&rustc)
-        .args(["--edition", "2021", "-O", "--crate-type", "staticlib"])
-        .arg(Path::new(CRATE).join("tests/c/foreign_rust_lib.rs"))
-        .arg("-o")
-        .arg(dir.join("libforeign_rust.a"))
-        .output()
-        .expect("run rustc");
-    check("rustc foreign_rust_lib.rs", &out);
+    run_checked(
+        Command::new(&rustc)
+            .args(["--edition", "2021", "-O", "--crate-type", "staticlib"])
+            .arg(Path::new(CRATE).join("tests/c/foreign_rust_lib.rs"))
+            .arg("-o")
+            .arg(dir.join("libforeign_rust.a")),
+        "rustc foreign_rust_lib.rs",
+    );
     let sources = ["reference_user.c", "foreign_rust_call.c"];
     for libs in [
         ["sha1detectcoll", "foreign_rust"],
@@ -450,16 +458,16 @@ fn shared_library() {
 fn header_macros() {
     let Some(cc) = compiler() else { return };
     let dir = scratch("c_api_macros");
-    let output = Command::new(&cc)
-        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-c"])
-        .arg(format!("-I{CRATE}/include"))
-        .arg(format!("-I{CRATE}/tests/c"))
-        .arg("-DSHA1DC_NO_STANDARD_INCLUDES")
-        .arg("-DSHA1DC_CUSTOM_TRAILING_INCLUDE_SHA1_H=\"trailer.h\"")
-        .arg(Path::new(CRATE).join("tests/c/macros.c"))
-        .arg("-o")
-        .arg(dir.join("macros.o"))
-        .output()
-        .expect("run the C compiler");
-    check("compiling macros.c", &output);
+    run_checked(
+        Command::new(&cc)
+            .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-c"])
+            .arg(format!("-I{CRATE}/include"))
+            .arg(format!("-I{CRATE}/tests/c"))
+            .arg("-DSHA1DC_NO_STANDARD_INCLUDES")
+            .arg("-DSHA1DC_CUSTOM_TRAILING_INCLUDE_SHA1_H=\"trailer.h\"")
+            .arg(Path::new(CRATE).join("tests/c/macros.c"))
+            .arg("-o")
+            .arg(dir.join("macros.o")),
+        "compiling macros.c",
+    );
 }

@@ -121,24 +121,20 @@ fn fastcrypt_auto(buf: &[u8]) -> Hashed {
 /// same code.
 fn fastcrypt_backend(b: Backend) -> Option<impl Fn(&[u8]) -> Hashed> {
     b.is_available().then_some(())?;
-    Some(
-        move |buf: &[u8]| match fastcrypt::sha1::digest_dc_with(b, buf) {
-            Ok(d) => (d.digest, d.is_collision()),
-            Err(_) => ([0; 20], false),
-        },
-    )
+    Some(move |buf: &[u8]| {
+        let d = fastcrypt::sha1::digest_dc_with(b, buf).expect("checked available above");
+        (d.digest, d.is_collision())
+    })
 }
 
 /// A plain SHA-1 backend, the one-shot with the backend chosen
 /// (`digest_with`), as for the detecting rows.
 fn plain_backend(b: Backend) -> Option<impl Fn(&[u8]) -> Hashed> {
     b.is_available().then_some(())?;
-    Some(
-        move |buf: &[u8]| match fastcrypt::sha1::digest_with(b, buf) {
-            Ok(d) => (d, false),
-            Err(_) => ([0; 20], false),
-        },
-    )
+    Some(move |buf: &[u8]| {
+        let d = fastcrypt::sha1::digest_with(b, buf).expect("checked available above");
+        (d, false)
+    })
 }
 
 /// The reference: plain SHA-1, no detection.
