@@ -79,8 +79,7 @@ prelink() {
   local sym
   while read -r sym; do
     roots+=(-u "$sym")
-  done < <(readelf -sW "$in" 2>/dev/null |
-    awk '$4 == "FUNC" && $5 == "GLOBAL" && $7 != "UND" && $8 ~ /^SHA1DC/ {print $8}' | sort -u)
+  done < <(symbols "$in" GLOBAL DEF | grep '^SHA1DC')
   [ ${#roots[@]} -gt 0 ] || die "$in defines no SHA1DC* function"
   # An archive of 32-bit objects needs ld's i386 emulation on an x86-64
   # host; the others are linked as the host's.
