@@ -337,6 +337,9 @@ fn cases(d: &Scratch, names: &[Vec<u8>]) -> Vec<Case> {
         ("flag-prefix-given-a-value", &["--stat=yes"]),
         ("unique-prefixes", &["--ign", "--stri", "--w", "-c"]),
         ("options-after-an-operand", &["-c", "--st"]),
+        // `--b` is `--binary` to sha1sum, beside our `--backend` too.
+        ("binary-prefix-given-a-value", &["--b=1"]),
+        ("binary-prefix-then-unknown", &["--b", "--bogus"]),
     ] {
         v.push(case(
             &format!("usage-{label}"),
@@ -522,6 +525,10 @@ fn cases(d: &Scratch, names: &[Vec<u8>]) -> Vec<Case> {
     v.push(case(
         "hash-long-option-prefix-tag",
         args(&["--ta"], std::slice::from_ref(&good_l)),
+    ));
+    v.push(case(
+        "hash-long-option-prefix-binary",
+        args(&["--b"], std::slice::from_ref(&good_l)),
     ));
     v
 }

@@ -15,6 +15,8 @@ use std::os::unix::ffi::OsStrExt;
 /// One option as getopt sees it.
 struct Opt {
     long: Option<String>,
+    /// Other long names, matched only whole (`--b` for `--binary`).
+    aliases: Vec<String>,
     short: Option<char>,
     takes_value: bool,
 }
@@ -26,6 +28,12 @@ fn options(cmd: &Command) -> Vec<Opt> {
         .filter(|a| !a.is_positional())
         .map(|a| Opt {
             long: a.get_long().map(str::to_string),
+            aliases: a
+                .get_all_aliases()
+                .unwrap_or_default()
+                .into_iter()
+                .map(str::to_string)
+                .collect(),
             short: a.get_short(),
             takes_value: a.get_action().takes_values(),
         })
@@ -50,7 +58,10 @@ pub fn rejected(cmd: &Command, args: &[OsString]) -> Option<String> {
             fn long(o: &Opt) -> Option<&[u8]> {
                 o.long.as_deref().map(str::as_bytes)
             }
-            let exact: Vec<&Opt> = opts.iter().filter(|o| long(o) == Some(name)).collect();
+            let exact: Vec<&Opt> = opts
+                .iter()
+                .filter(|o| long(o) == Some(name) || o.aliases.iter().any(|a| a.as_bytes() == name))
+                .collect();
             let found = if exact.is_empty() {
                 opts.iter()
                     .filter(|o| long(o).is_some_and(|l| l.starts_with(name)))

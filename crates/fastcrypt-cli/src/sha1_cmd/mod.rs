@@ -58,7 +58,9 @@ struct Raw {
     files: Vec<OsString>,
     /// Read in binary mode: mark lines with `*` (no difference in the
     /// digest on Unix).
-    #[arg(short, long, action = clap::ArgAction::SetTrue, overrides_with = "binary")]
+    // `--b` is `--binary`, as in sha1sum, not a prefix shared with
+    // `--backend` (an exact alias wins over prefixes).
+    #[arg(short, long, alias = "b", action = clap::ArgAction::SetTrue, overrides_with = "binary")]
     binary: bool,
     /// Read checksums from the FILEs and check them.
     #[arg(short, long, action = clap::ArgAction::SetTrue, overrides_with = "check")]
