@@ -43,6 +43,14 @@ pub(crate) const DIGEST_BLOCK_LEN_BITS: u64 = ((BLOCK_LEN + DIGEST_LEN) * 8) as 
 /// copies on the stack, and so may the kernels' message-schedule scratch
 /// while the padded key is compressed. Keep the value in one place (a
 /// `Box`) and the key's own buffer in your hands if that matters.
+///
+/// It also implements RustCrypto's `Mac` (feature `rustcrypto`), but its
+/// own methods are what a method call finds first, and `finalize` and
+/// `finalize_reset` return the 20 bytes, not `Mac`'s `CtOutput`: code
+/// written for `hmac::Hmac<Sha1>` that calls `.finalize().into_bytes()`
+/// names the trait (`Mac::finalize(mac).into_bytes()`), or keeps
+/// `hmac::Hmac<fastcrypt::sha1::Sha1>`, which drops in unchanged.
+/// [`MacError`] converts to and from `digest::MacError` for `?`.
 #[derive(Clone)]
 pub struct HmacSha1 {
     /// The chaining value after `key ^ ipad`.

@@ -58,3 +58,36 @@ impl FixedOutputReset for HmacSha1 {
 }
 
 impl MacMarker for HmacSha1 {}
+
+/// Code that verifies with both [`HmacSha1::verify`] and RustCrypto's
+/// `Mac::verify_slice` can return either failure through `?` as the
+/// other's.
+///
+/// ```
+/// use digest::Mac;
+/// use fastcrypt::sha1::{HmacSha1, MacError};
+///
+/// fn both(key: &[u8], msg: &[u8], tag: &[u8]) -> Result<(), digest::MacError> {
+///     let mut a = HmacSha1::new(key);
+///     a.update(msg);
+///     a.verify(tag)?; // fastcrypt's MacError into digest's
+///     let mut b = <HmacSha1 as digest::KeyInit>::new_from_slice(key).unwrap();
+///     Mac::update(&mut b, msg);
+///     b.verify_slice(tag)
+/// }
+/// let tag = fastcrypt::sha1::hmac_sha1(b"key", b"msg");
+/// assert!(both(b"key", b"msg", &tag).is_ok());
+/// assert!(both(b"key", b"msg", &[0; 20]).is_err());
+/// assert_eq!(MacError::from(digest::MacError), MacError);
+/// ```
+impl From<crate::sha1::MacError> for digest::MacError {
+    fn from(_: crate::sha1::MacError) -> digest::MacError {
+        digest::MacError
+    }
+}
+
+impl From<digest::MacError> for crate::sha1::MacError {
+    fn from(_: digest::MacError) -> crate::sha1::MacError {
+        crate::sha1::MacError
+    }
+}
