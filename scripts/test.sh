@@ -59,12 +59,16 @@ else
     xargs -0 rustfmt --edition 2021 --check
 fi
 
-step "cargo clippy -D warnings (workspace and fuzz/)"
+step "cargo clippy -D warnings (workspace, fuzz/, fastcrypt without default features)"
 cargo clippy --workspace --all-targets --locked -q -- -D warnings
 # The same target directory: the dependencies fuzz/ shares with the
 # workspace (same versions and features) are checked once.
 CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target} \
   cargo clippy --manifest-path fuzz/Cargo.toml --all-targets --locked -q -- -D warnings
+# The library as a `default-features = false` user builds it (no std, no
+# RustCrypto traits), and with the traits alone.
+cargo clippy -p fastcrypt --lib --no-default-features --locked -q -- -D warnings
+cargo clippy -p fastcrypt --lib --no-default-features --features rustcrypto --locked -q -- -D warnings
 
 # Backends this CPU must run, from the kernel's own view of the CPU.
 FASTCRYPT_REQUIRE_BACKENDS=$(scripts/required-backends.sh x86_64)

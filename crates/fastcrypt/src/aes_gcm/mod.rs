@@ -559,7 +559,8 @@ macro_rules! define_gcm {
             }
 
             /// The tag length [`with_params`](Self::with_params) set (16
-            /// unless changed).
+            /// unless changed). Only the RustCrypto traits ask.
+            #[cfg(feature = "rustcrypto")]
             pub(crate) fn tag_len(&self) -> usize {
                 self.inner.tag_len
             }
