@@ -6,6 +6,7 @@
 //! the package's library).
 
 use clap::Parser;
+use std::io::Write as _;
 use std::process::ExitCode;
 
 // What the speed lab shares with `fastcrypt`.
@@ -35,7 +36,9 @@ fn main() -> ExitCode {
     };
     let result = speed::run(cli.args);
     if let Err(e) = &result {
-        eprintln!("fastcrypt: {e}");
+        // Not `eprintln!`, which panics (status 101) when stderr cannot
+        // be written.
+        let _ = writeln!(std::io::stderr(), "fastcrypt: {e}");
     }
     if speed::interrupted() {
         // What a shell reports for a command SIGINT ended: a script sees

@@ -69,15 +69,32 @@ extern "C" fn record_start_up_state() {
             CLOSED_AT_START.fetch_or(1 << fd, Ordering::Relaxed);
         }
     }
+    SIGPIPE_IGNORED_AT_START.store(is_ignored(libc::SIGPIPE), Ordering::Relaxed);
+}
+
+/// Whether signal `sig` is ignored now (`SIG_IGN`).
+#[cfg(unix)]
+fn is_ignored(sig: libc::c_int) -> bool {
     // SAFETY: `sigaction` with a null new action only reads the current
     // one into `old`, a plain C struct for which all zeros is a valid
-    // value.
-    let ignored = unsafe {
+    // value; it allocates nothing, so it may run before `main`.
+    unsafe {
         let mut old: libc::sigaction = core::mem::zeroed();
-        libc::sigaction(libc::SIGPIPE, core::ptr::null(), &mut old) == 0
-            && old.sa_sigaction == libc::SIG_IGN
-    };
-    SIGPIPE_IGNORED_AT_START.store(ignored, Ordering::Relaxed);
+        libc::sigaction(sig, core::ptr::null(), &mut old) == 0 && old.sa_sigaction == libc::SIG_IGN
+    }
+}
+
+/// Whether SIGINT is ignored, as a shell without job control leaves it
+/// for a command run in the background (`cmd &`), so that a Ctrl-C meant
+/// for the foreground does not stop it. A program that catches Ctrl-C
+/// must then leave it ignored, as `sh` and coreutils' `sort` do. The
+/// Rust runtime does not touch SIGINT: asked before a handler is set,
+/// this is what the process inherited.
+pub fn sigint_ignored() -> bool {
+    #[cfg(unix)]
+    return is_ignored(libc::SIGINT);
+    #[cfg(not(unix))]
+    false
 }
 
 // glibc and the dynamic loader call every function in `.init_array`

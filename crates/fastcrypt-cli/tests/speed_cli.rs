@@ -459,8 +459,9 @@ fn interrupted_after(after: std::time::Duration, args: &[&str]) -> std::process:
 #[cfg(unix)]
 #[test]
 fn ctrl_c_reports_the_rounds_measured() {
-    // 400 samples of ~50 ms: minutes, so SIGINT comes mid-run, once the
-    // few cells' calibration (well under a second each) is done.
+    // 400 samples of 10 ms: 16 s a cell, so SIGINT comes mid-run, long
+    // after the few cells' calibration (tens of ms each, even on a
+    // loaded machine).
     let args = [
         "rc4",
         "--sizes",
@@ -470,7 +471,7 @@ fn ctrl_c_reports_the_rounds_measured() {
         "--samples",
         "400",
         "--min-time",
-        "20s",
+        "4s",
         "--format",
         "json",
         "--compare",
@@ -496,6 +497,53 @@ fn ctrl_c_reports_the_rounds_measured() {
         }
     }
     assert_eq!(v["compare"][0]["rows"][0]["rounds_taken"], rounds);
+}
+
+/// A SIGINT the shell had ignored (a background job without job
+/// control) stays ignored: the run goes on to its end.
+#[cfg(unix)]
+#[test]
+fn an_ignored_sigint_stays_ignored() {
+    use std::process::Stdio;
+    let child = std::process::Command::new("sh")
+        .args([
+            "-c",
+            r#"trap '' INT; exec "$0" speed rc4 --sizes 128 --backend auto --peers none --samples 5 --min-time 2s --format json"#,
+        ])
+        .arg(common::bin().get_program())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run sh");
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let kill = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(kill.success());
+    let o = common::finish_within(child, 60, "speed with SIGINT ignored");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("a whole JSON report");
+    assert_eq!(
+        (v["interrupted"].as_bool(), v["rounds"].as_u64()),
+        (Some(false), Some(5))
+    );
+}
+
+/// A closed standard output fails before the measuring, not after it.
+#[cfg(unix)]
+#[test]
+fn closed_stdout_fails_at_once() {
+    let o = std::process::Command::new("sh")
+        .args(["-c", r#"exec "$0" speed --min-time 60s >&-"#])
+        .arg(common::bin().get_program())
+        .output()
+        .expect("run sh");
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "fastcrypt: write error: Bad file descriptor\n"
+    );
 }
 
 #[cfg(unix)]
@@ -1455,6 +1503,28 @@ fn plot_leaves_out_message_sets() {
     );
     assert!(d.path("speed-sha1.svg").exists());
     assert!(!d.path("speed-sha1-many.svg").exists());
+    // A message-length algorithm measured only at size 0 has no point.
+    let mut args = vec![
+        "speed",
+        "sha1",
+        "--sizes",
+        "0",
+        "--backend",
+        "auto",
+        "--peers",
+        "none",
+        "--plot",
+    ];
+    let zero = d.path("zero.svg");
+    args.push(zero.to_str().unwrap());
+    args.extend_from_slice(FAST);
+    let o = fastcrypt(&args);
+    assert!(o.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "fastcrypt: --plot: no plot for sha1: no size above 0 was measured\n"
+    );
+    assert!(!zero.exists());
     // Nothing to plot at all is an error before measuring.
     let e = fails(&["speed", "sha1-many", "--plot", svg.to_str().unwrap()]);
     assert!(

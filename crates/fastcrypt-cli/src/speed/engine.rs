@@ -302,7 +302,8 @@ pub fn quiet_enough(quiet: usize, total: usize) -> bool {
 /// [`quiet_rounds`]), or not [`quiet_enough`] of them, more rounds are
 /// taken, up to `plan.max_rounds` in all: a load phase that covers half
 /// a run is then outlasted instead of reported. `grow` is
-/// told how many steps each extra round adds. Returns the rounds taken.
+/// told how many steps each extra round adds. Returns the rounds taken,
+/// and whether `stop` cut them short.
 ///
 /// `stop` is asked before each timing (Ctrl-C sets it): when it says
 /// yes, measuring ends there and only the whole rounds are kept (a cut
@@ -316,7 +317,7 @@ pub fn run(
     mut tick: impl FnMut(&str),
     mut grow: impl FnMut(u64),
     stop: impl Fn() -> bool,
-) -> usize {
+) -> (usize, bool) {
     let target = plan.sample_time();
     // Positions of the paired cells among the runnable ones.
     let mut slot = vec![None; cells.len()];
@@ -334,7 +335,7 @@ pub fn run(
         .collect();
     for (label, r) in runners.iter_mut() {
         if stop() {
-            return 0;
+            return (0, true);
         }
         r.calibrate(target, plan.clock, &stop);
         tick(label);
@@ -343,7 +344,7 @@ pub fn run(
     // the other cells' calibration evicted them.
     for (label, r) in runners.iter_mut() {
         if stop() {
-            return 0;
+            return (0, true);
         }
         let iters = r.iters;
         r.time(iters, plan.clock);
@@ -359,7 +360,7 @@ pub fn run(
                 quiet >= wanted && quiet_enough(quiet, round)
             });
             if enough || round >= plan.max_rounds.max(plan.samples) {
-                return round;
+                return (round, false);
             }
             grow(n as u64);
         }
@@ -368,7 +369,7 @@ pub fn run(
                 for (_, r) in runners.iter_mut() {
                     r.samples.truncate(round);
                 }
-                return round;
+                return (round, true);
             }
             let (label, r) = &mut runners[(round + k) % n];
             let iters = r.iters;
@@ -466,6 +467,57 @@ pub fn sign_test(k: usize, n: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Three cells of a trivial operation, measured until `stop` says yes
+    /// after `after` ticks (calibrations, warm-up timings, samples).
+    fn stopped_after(after: usize) -> (Vec<Cell>, (usize, bool)) {
+        let mut cells: Vec<Cell> = (0..3)
+            .map(|_| {
+                let op = crate::speed::algos::op(|buf| {
+                    std::hint::black_box(buf);
+                });
+                Cell::new(0, 8, 8, "x", Origin::Auto, Ok(op), || buffer(8))
+            })
+            .collect();
+        let plan = Plan {
+            min_time: Duration::from_millis(5),
+            samples: 10,
+            max_rounds: 30,
+            clock: Clock::Wall,
+        };
+        // `tick` follows each calibration, warm-up timing and sample.
+        let ticks = std::cell::Cell::new(0usize);
+        let taken = run(
+            &mut cells,
+            &plan,
+            &[(0, 1)],
+            |_| ticks.set(ticks.get() + 1),
+            |_| {},
+            || ticks.get() >= after,
+        );
+        (cells, taken)
+    }
+
+    #[test]
+    fn a_stop_keeps_whole_rounds_only() {
+        // 3 calibrations and 3 warm-up timings come first: no round yet.
+        for after in [0, 2, 5, 6] {
+            assert_eq!(stopped_after(after).1, (0, true), "after {after}");
+        }
+        // Then 3 timings a round: stopped within the third round, two
+        // whole rounds are kept, as many samples in every cell.
+        let (cells, taken) = stopped_after(6 + 2 * 3 + 1);
+        assert_eq!(taken, (2, true));
+        for c in &cells {
+            assert_eq!(c.runner().unwrap().samples.len(), 2);
+        }
+        // Stopped just at a round's end: that round is whole.
+        assert_eq!(stopped_after(6 + 3 * 3).1, (3, true));
+        // Never stopped: the plan's rounds, not cut.
+        let (cells, taken) = stopped_after(usize::MAX);
+        assert!(!taken.1 && taken.0 >= 10);
+        assert_eq!(cells[2].runner().unwrap().samples.len(), taken.0);
+    }
 
     #[test]
     fn sign_test_values() {

@@ -134,20 +134,42 @@ fn command_line() -> String {
     // `args_os`: a `--plot` path need not be UTF-8 (`args` would panic).
     for arg in std::env::args_os().skip(1) {
         line.push(' ');
-        line.push_str(&shell_quoted(&arg.to_string_lossy()));
+        line.push_str(&shell_quoted(&arg));
     }
     line
 }
 
-/// `arg` as a POSIX shell reads it back: as it is when it holds only
-/// characters no shell treats specially, else in single quotes (an
-/// empty `--peers ""` or a path with spaces would otherwise not rerun).
-fn shell_quoted(arg: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c);
-    if !arg.is_empty() && arg.chars().all(plain) {
-        arg.to_string()
-    } else {
-        format!("'{}'", arg.replace('\'', r"'\''"))
+/// `arg` as bash, zsh and ksh read it back, on one line: as it is when
+/// it holds only characters no shell treats specially; in single quotes
+/// when it is printable text (an empty `--peers ''`, a path with
+/// spaces); else as `$'...'` with escapes (a newline, a byte that is not
+/// UTF-8), which keeps the line one line and every byte as it was.
+fn shell_quoted(arg: &std::ffi::OsStr) -> String {
+    #[cfg(unix)]
+    let bytes = std::os::unix::ffi::OsStrExt::as_bytes(arg).to_vec();
+    #[cfg(not(unix))]
+    let bytes = arg.to_string_lossy().into_owned().into_bytes();
+    let plain = |b: u8| b.is_ascii_alphanumeric() || b"_@%+=:,./-".contains(&b);
+    match std::str::from_utf8(&bytes) {
+        Ok(text) if !text.is_empty() && bytes.iter().all(|&b| plain(b)) => text.to_string(),
+        Ok(text) if !text.chars().any(char::is_control) => {
+            format!("'{}'", text.replace('\'', r"'\''"))
+        }
+        _ => {
+            let mut out = String::from("$'");
+            for &b in &bytes {
+                match b {
+                    b'\\' => out.push_str(r"\\"),
+                    b'\'' => out.push_str(r"\'"),
+                    b'\n' => out.push_str(r"\n"),
+                    b'\t' => out.push_str(r"\t"),
+                    0x20..=0x7e => out.push(char::from(b)),
+                    _ => out.push_str(&format!("\\x{b:02x}")),
+                }
+            }
+            out.push('\'');
+            out
+        }
     }
 }
 
@@ -188,12 +210,21 @@ mod tests {
 
     #[test]
     fn arguments_are_quoted_as_a_shell_reads_them() {
-        assert_eq!(shell_quoted("--sizes=8,1K"), "--sizes=8,1K");
-        assert_eq!(shell_quoted("out/plots.svg"), "out/plots.svg");
-        assert_eq!(shell_quoted(""), "''");
-        assert_eq!(shell_quoted("my plots.svg"), "'my plots.svg'");
-        assert_eq!(shell_quoted("it's"), r"'it'\''s'");
-        assert_eq!(shell_quoted("$HOME"), "'$HOME'");
+        let q = |s: &str| shell_quoted(std::ffi::OsStr::new(s));
+        assert_eq!(q("--sizes=8,1K"), "--sizes=8,1K");
+        assert_eq!(q("out/plots.svg"), "out/plots.svg");
+        assert_eq!(q(""), "''");
+        assert_eq!(q("my plots.svg"), "'my plots.svg'");
+        assert_eq!(q("it's"), r"'it'\''s'");
+        assert_eq!(q("$HOME"), "'$HOME'");
+        assert_eq!(q("größe.svg"), "'größe.svg'");
+        assert_eq!(q("x\ny\t'\\z\u{1b}"), r"$'x\ny\t\'\\z\x1b'");
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let raw = std::ffi::OsStr::from_bytes(b"a b\xff.svg");
+            assert_eq!(shell_quoted(raw), r"$'a b\xff.svg'");
+        }
     }
 
     #[test]

@@ -25,11 +25,22 @@ use engine::{Cell, Plan};
 use header::Header;
 use options::{one_of, ClockChoice, CpuGhz, Format, Pair, Selection, Sizes};
 use std::io::IsTerminal;
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-const ABOUT_TIMING: &str = "\
+/// What Ctrl-C does, in `-h` and at the end of `--help`.
+macro_rules! ABOUT_CTRL_C {
+    () => {
+        "Ctrl-C stops the measuring and reports the whole rounds taken, then
+exits with status 130 (a second Ctrl-C quits at once). Send the report to
+a file to keep it: a pipe's reader gets the Ctrl-C too."
+    };
+}
+
+const ABOUT_TIMING: &str = concat!(
+    "\
 Timing: for each cell (algorithm x size x implementation) the iteration
 count is calibrated so that one sample takes --min-time / --samples; after
 one discarded warm-up round, every cell is sampled once per round, in an
@@ -68,11 +79,15 @@ that differs from the core clock under turbo, power management and in
 virtual machines.
 
 Go format: one line per sample (like `go test -count=N`), so benchstat and
-`fastcrypt benchcmp` see the spread.";
+`fastcrypt benchcmp` see the spread.
+
+",
+    ABOUT_CTRL_C!()
+);
 
 /// Options of `fastcrypt speed`.
 #[derive(Args, Debug)]
-#[command(after_long_help = ABOUT_TIMING)]
+#[command(after_long_help = ABOUT_TIMING, after_help = ABOUT_CTRL_C!())]
 pub struct SpeedArgs {
     // Help text from the registry (`algos_help`), not a doc comment.
     #[arg(value_name = "ALGO", help = algos_help())]
@@ -239,22 +254,36 @@ pub struct Run {
     pub interrupted: bool,
 }
 
-/// Set by the first Ctrl-C: measuring stops after the cell being timed
-/// and the rounds done so far are reported (a second Ctrl-C quits at
-/// once). `main` exits with status 130 when it is set, as a shell
-/// reports a command that SIGINT ended.
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// Set by the first Ctrl-C while measuring: measuring stops before the
+/// next timing and the whole rounds done so far are reported. A Ctrl-C
+/// at any other time (a second one, or one while the report is written)
+/// quits at once with status 130, as SIGINT's default would.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// Whether the cells are being measured (Ctrl-C then stops measuring
+/// rather than the program).
+static MEASURING: AtomicBool = AtomicBool::new(false);
+
+/// Whether Ctrl-C cut the measuring short: the report covers fewer rounds
+/// than planned. `main` then exits with status 130, as a shell reports a
+/// command that SIGINT ended.
+static CUT: AtomicBool = AtomicBool::new(false);
 
 /// Whether Ctrl-C cut this run short.
 pub fn interrupted() -> bool {
-    INTERRUPTED.load(Ordering::Relaxed)
+    CUT.load(Ordering::Relaxed)
 }
 
-/// Catches Ctrl-C (SIGINT) for [`INTERRUPTED`]. Without the handler (it
-/// could not be installed) Ctrl-C ends the run as before, losing it.
+/// Catches Ctrl-C (SIGINT) for [`STOP`], unless SIGINT was ignored (a
+/// background job of a shell without job control), which it then stays.
+/// Without the handler (it could not be installed) Ctrl-C ends the run as
+/// before, losing it.
 fn catch_interrupt() {
+    if stdio::sigint_ignored() {
+        return;
+    }
     let installed = ctrlc::set_handler(|| {
-        if INTERRUPTED.swap(true, Ordering::Relaxed) {
+        if !MEASURING.load(Ordering::Relaxed) || STOP.swap(true, Ordering::Relaxed) {
             std::process::exit(130);
         }
         // On a terminal, off the line of the progress bar and the `^C`.
@@ -263,18 +292,30 @@ fn catch_interrupt() {
         } else {
             ""
         };
-        eprintln!(
+        // Not `eprintln!`, which panics when stderr cannot be written:
+        // this thread must live to quit on a second Ctrl-C.
+        let _ = writeln!(
+            std::io::stderr(),
             "{nl}fastcrypt: interrupted: reporting the rounds measured so far (Ctrl-C again to quit)"
         );
     });
     if let Err(e) = installed {
-        eprintln!("fastcrypt: warning: cannot catch Ctrl-C ({e}); it will lose the run");
+        let _ = writeln!(
+            std::io::stderr(),
+            "fastcrypt: warning: cannot catch Ctrl-C ({e}); it will lose the run"
+        );
     }
 }
 
 pub fn run(args: SpeedArgs) -> Result<(), String> {
     if args.list {
         return stdio::print_out(&list());
+    }
+    if stdio::stdout_was_closed() {
+        // Before minutes of measuring: the report could not be written.
+        return Err(stdio::write_error(&std::io::Error::from_raw_os_error(
+            libc::EBADF,
+        )));
     }
     if args.compare.is_some() && args.format == Format::Csv {
         // CSV is one table of cells; the paired ratios would be lost.
@@ -312,8 +353,11 @@ pub fn run(args: SpeedArgs) -> Result<(), String> {
         .compare
         .as_ref()
         .map_or_else(Vec::new, |pair| select::compare_pairs(&cells, pair));
-    let rounds = measure(&mut cells, &plan, &pairs);
-    if rounds == 0 && interrupted() {
+    MEASURING.store(true, Ordering::Relaxed);
+    let (rounds, cut) = measure(&mut cells, &plan, &pairs);
+    MEASURING.store(false, Ordering::Relaxed);
+    CUT.store(cut, Ordering::Relaxed);
+    if cut && rounds == 0 {
         return Err("interrupted before a round was measured: nothing to report".into());
     }
     let mut run = Run {
@@ -324,7 +368,7 @@ pub fn run(args: SpeedArgs) -> Result<(), String> {
         sweep: args.sweep,
         plot_files: None,
         rounds,
-        interrupted: interrupted(),
+        interrupted: cut,
     };
     // A plot that cannot be drawn still leaves the measurements printed:
     // minutes of work are not thrown away for a bad path.
@@ -338,6 +382,15 @@ pub fn run(args: SpeedArgs) -> Result<(), String> {
                 for (name, why) in &unplotted {
                     eprintln!("fastcrypt: --plot: no plot for {name}: {why}");
                 }
+                for a in &run.algos {
+                    let drawn = files.iter().any(|(_, name)| name == &a.name);
+                    if !drawn && !unplotted.iter().any(|(name, _)| name == &a.name) {
+                        eprintln!(
+                            "fastcrypt: --plot: no plot for {}: no size above 0 was measured",
+                            a.name
+                        );
+                    }
+                }
                 run.plot_files = Some(files);
             }
             Err(e) => plot_failed = Some(e),
@@ -347,7 +400,9 @@ pub fn run(args: SpeedArgs) -> Result<(), String> {
     plot_failed.map_or(Ok(()), Err)
 }
 
-fn measure(cells: &mut [Cell], plan: &Plan, pairs: &[(usize, usize)]) -> usize {
+/// Measures the cells; returns the rounds taken and whether Ctrl-C cut
+/// them short.
+fn measure(cells: &mut [Cell], plan: &Plan, pairs: &[(usize, usize)]) -> (usize, bool) {
     let total = engine::total_steps(cells, plan);
     let bar = if std::io::stderr().is_terminal() {
         let bar = indicatif::ProgressBar::new(total);
@@ -369,7 +424,7 @@ fn measure(cells: &mut [Cell], plan: &Plan, pairs: &[(usize, usize)]) -> usize {
             bar.inc(1);
         },
         |more| bar.inc_length(more),
-        interrupted,
+        || STOP.load(Ordering::Relaxed),
     );
     bar.finish_and_clear();
     rounds

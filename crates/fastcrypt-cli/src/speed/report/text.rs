@@ -200,10 +200,15 @@ pub(super) fn compare_section(run: &Run, ai: usize, md: bool) -> Option<String> 
         .iter()
         .map(|(n, t, loaded)| format!("{n}/{t}{}", if *loaded { "*" } else { "" }))
         .collect();
-    let loaded_note = if rows.1.iter().any(|r| r.2) {
-        "; *: too few quiet rounds, every round used: the machine was loaded throughout, rerun"
-    } else {
-        ""
+    let loaded_note = match rows.1.iter().any(|r| r.2) {
+        false => "",
+        // Few rounds because Ctrl-C came early, not because of load.
+        true if run.interrupted => {
+            "; *: too few rounds to tell quiet from loaded ones, every round used: the run was interrupted"
+        }
+        true => {
+            "; *: too few quiet rounds, every round used: the machine was loaded throughout, rerun"
+        }
     };
     let title = format!(
         "{}: old = {}, new = {}; delta, speedup: medians of per-round paired ratios over quiet rounds (used/taken: {}){loaded_note}",
